@@ -1,0 +1,35 @@
+// Lint configuration: the recommended JavaScript and type-aware TypeScript rule sets, plus the
+// rules that keep viewer's layers honest (no console in library code, no floating promises).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'schemas/**', 'examples/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always'],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bin/**/*.js', 'src/cli/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // node:test's describe/it return promises the runner itself awaits.
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
+);

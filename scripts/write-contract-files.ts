@@ -1,0 +1,19 @@
+/**
+ * Writes the generated contract files: `schemas/v1alpha1/<Kind>.schema.json` from the TypeBox
+ * definitions and `examples/wire/{valid,invalid}/*.json` from `src/contract/examples.ts`.
+ * `npm run contract` after changing either; a test fails while the files are out of date.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { contractFiles } from '../src/contract/files.ts';
+
+const root = join(import.meta.dirname, '..');
+const files = contractFiles();
+for (const dir of new Set([...files.keys()].map((f) => f.slice(0, f.lastIndexOf('/'))))) {
+  mkdirSync(join(root, dir), { recursive: true });
+  for (const name of readdirSync(join(root, dir))) {
+    if (!files.has(`${dir}/${name}`)) rmSync(join(root, dir, name));
+  }
+}
+for (const [path, text] of files) writeFileSync(join(root, path), text);
+console.log(`wrote ${files.size} contract files`);

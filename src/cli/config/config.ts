@@ -1,0 +1,381 @@
+/**
+ * The one typed, validated configuration of both runtime modes, parsed from the environment before
+ * anything else starts. Every rule of the spec's "Runtime modes", "Sidecar configuration",
+ * "Standalone configuration facts" and "Limits" sections is checked here, plus the variables the
+ * spec leaves to us (docs/configuration.md lists them all). A refused configuration yields one
+ * violation per broken rule; values are never echoed.
+ *
+ * Nothing below the command line reads the environment: the parts of this object travel down as
+ * plain values (store options, scan budgets, server options).
+ */
+import {
+  CLUSTER_NAME_PATTERN,
+  FORMAT_ARCHIVE_CLOUD,
+  NAMESPACE_PATTERN,
+  PROVIDERS,
+  SERVER_NAME_PATTERN,
+  UID_PATTERN,
+  type Provider,
+} from '../../contract/primitives.ts';
+import { parseRetentionPolicy, type RetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
+import { parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';
+import { EnvReader, type ConfigViolation, type Env } from './env-reader.ts';
+
+export type { ConfigViolation, Env } from './env-reader.ts';
+
+export const RUNTIME_MODES = ['standalone', 'sidecar'] as const;
+export type RuntimeMode = (typeof RUNTIME_MODES)[number];
+export const REPOSITORY_FORMATS = [FORMAT_ARCHIVE_CLOUD] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How the store client authenticates. */
+export type StoreCredentials =
+  /** store-a: access key id and secret files, optional session token file. */
+  | { readonly mode: 'static-files'; readonly accessKeyIdFile: string; readonly secretAccessKeyFile: string; readonly sessionTokenFile: string | null }
+  /** store-a: only the explicit web-identity token file and role provider. */
+  | { readonly mode: 'web-identity'; readonly tokenFile: string; readonly roleArn: string }
+  /** store-b: a file holding a storage connection string. */
+  | { readonly mode: 'connection-string-file'; readonly file: string }
+  /** store-c: a service-account key file. */
+  | { readonly mode: 'service-account-file'; readonly file: string }
+  /** The provider SDK's default chain (standalone only). */
+  | { readonly mode: 'ambient' };
+
+export interface ClusterIdentity {
+  readonly namespace: string;
+  readonly uid: string;
+  readonly name: string | null;
+}
+
+export interface ScanBudgets {
+  readonly maxPages: number;
+  readonly maxObjects: number;
+  readonly timeoutSeconds: number;
+  readonly concurrency: number;
+}
+
+export interface RetentionExpectation {
+  /** The policy text as configured, shown as is; `null` when not configured. */
+  readonly policyText: string | null;
+  /** The recognised form of `policyText`, `null` when absent or unrecognised. */
+  readonly policy: RetentionPolicy | null;
+  readonly minimumRedundancy: number | null;
+}
+
+interface CommonConfig {
+  readonly format: typeof FORMAT_ARCHIVE_CLOUD;
+  readonly provider: Provider;
+  readonly credentials: StoreCredentials;
+  readonly region: string | null;
+  /** S3-compatible, emulator or private endpoint; path-style addressing for store-a when set. */
+  readonly endpointUrl: string | null;
+  readonly retention: RetentionExpectation;
+  readonly refreshIntervalSeconds: number;
+  readonly freshnessThresholdSeconds: number;
+  readonly readinessWindowSeconds: number;
+  readonly scan: ScanBudgets;
+  readonly walPageSize: number;
+  readonly logLevel: LogLevel;
+}
+
+export interface SidecarConfig extends CommonConfig {
+  readonly mode: 'sidecar';
+  readonly destination: Destination;
+  readonly serverName: string;
+  readonly tokenFile: string;
+  readonly cluster: ClusterIdentity;
+}
+
+export interface StandaloneConfig extends CommonConfig {
+  readonly mode: 'standalone';
+  /** `null` runs the embedded demo repository. */
+  readonly destination: Destination | null;
+  /** Explicit scopes, or `null` to discover the server names under the destination. */
+  readonly serverNames: readonly string[] | null;
+  readonly cluster: ClusterIdentity | null;
+  readonly listen: { readonly host: string | null; readonly port: number };
+  readonly trustedUserHeader: string | null;
+  /** Accepted and frozen: downloads are never served. */
+  readonly allowDownload: boolean;
+}
+
+export type Config = SidecarConfig | StandaloneConfig;
+
+export type ConfigResult =
+  | { readonly ok: true; readonly config: Config; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly violations: readonly ConfigViolation[] };
+
+/** Every variable viewer reads; a near-miss of these (same prefix, unknown name) earns a warning. */
+export const KNOWN_VARIABLES = [
+  'RUNTIME_MODE', 'REPOSITORY_FORMAT', 'PROVIDER', 'DESTINATION_PATH', 'ARCHIVE_SERVER_NAMES',
+  'EVIDENCE_TOKEN_FILE', 'CLUSTER_NAMESPACE', 'CLUSTER_UID', 'CLUSTER_NAME',
+  'STORE_CREDENTIAL_MODE', 'STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE', 'STORE_SESSION_TOKEN_FILE',
+  'STORE_REGION', 'STORE_WEB_IDENTITY_TOKEN_FILE', 'STORE_ROLE_ARN', 'STORE_ENDPOINT_URL',
+  'STORE_CONNECTION_STRING_FILE', 'STORE_SERVICE_ACCOUNT_KEY_FILE',
+  'LISTEN_ADDR', 'TRUSTED_USER_HEADER', 'ALLOW_DOWNLOAD', 'WAL_PAGE_SIZE',
+  'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY',
+  'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
+  'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL',
+] as const;
+const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_'];
+
+export const DEFAULTS = {
+  listenAddr: ':3000',
+  walPageSize: 200,
+  refreshIntervalSeconds: 300,
+  freshnessMultiplier: 3,
+  readinessWindowSeconds: 90,
+  scanMaxPages: 20_000,
+  scanMaxObjects: 20_000_000,
+  scanTimeoutSeconds: 1_800,
+  scanConcurrency: 8,
+  logLevel: 'info' as LogLevel,
+} as const;
+
+const S3_FILE_VARIABLES = ['STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE', 'STORE_SESSION_TOKEN_FILE'] as const;
+const WEB_IDENTITY_VARIABLES = ['STORE_WEB_IDENTITY_TOKEN_FILE', 'STORE_ROLE_ARN'] as const;
+const FORBIDDEN_IDENTITY_HEADERS = new Set([
+  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'host', 'content-length',
+  'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive', 'forwarded',
+]);
+const SERVER_NAME = new RegExp(SERVER_NAME_PATTERN);
+const REGION = /^[a-z]{2}(?:-[a-z0-9]+){1,4}$|^[a-z0-9][a-z0-9-]{0,62}$/;
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::[0-9]{12}:role\/[A-Za-z0-9+=,.@_/-]{1,512}$/;
+
+function parseServerNames(r: EnvReader, mode: RuntimeMode): string[] | null {
+  const raw = mode === 'sidecar' ? r.required('ARCHIVE_SERVER_NAMES', 'in sidecar mode') : r.string('ARCHIVE_SERVER_NAMES');
+  if (raw === undefined) return null;
+  const names = raw.split(',').map((n) => n.trim());
+  if (names.some((n) => !SERVER_NAME.test(n))) {
+    r.violate('ARCHIVE_SERVER_NAMES', 'must be a comma-separated list of server names (letters, digits, ., _, -; at most 128 bytes each)');
+    return null;
+  }
+  if (new Set(names).size !== names.length) {
+    r.violate('ARCHIVE_SERVER_NAMES', 'must not name a server twice');
+    return null;
+  }
+  if (mode === 'sidecar' && names.length !== 1) {
+    r.violate('ARCHIVE_SERVER_NAMES', 'must name exactly one server in sidecar mode');
+    return null;
+  }
+  return names;
+}
+
+function parseCluster(r: EnvReader, mode: RuntimeMode): ClusterIdentity | null {
+  const why = mode === 'sidecar' ? 'in sidecar mode' : 'when another CLUSTER_ identity variable is set';
+  const anySet = ['CLUSTER_NAMESPACE', 'CLUSTER_UID', 'CLUSTER_NAME'].some((v) => r.isSet(v));
+  if (mode === 'standalone' && !anySet) return null;
+  const namespace = r.isSet('CLUSTER_NAMESPACE')
+    ? r.pattern('CLUSTER_NAMESPACE', new RegExp(NAMESPACE_PATTERN), 'a Kubernetes namespace name (DNS-1123 label)')
+    : r.required('CLUSTER_NAMESPACE', why);
+  const uid = r.isSet('CLUSTER_UID')
+    ? r.pattern('CLUSTER_UID', new RegExp(UID_PATTERN), 'a lowercase Kubernetes UID (UUID)')
+    : r.required('CLUSTER_UID', why);
+  const name = r.pattern('CLUSTER_NAME', new RegExp(CLUSTER_NAME_PATTERN), 'a Kubernetes object name (DNS-1123 subdomain)');
+  if (namespace === undefined || uid === undefined) return null;
+  return { namespace, uid, name: name ?? null };
+}
+
+function parseProvider(r: EnvReader, mode: RuntimeMode, url: string | undefined): Provider | undefined {
+  if (mode === 'sidecar') {
+    const p = r.required('PROVIDER', 'in sidecar mode');
+    if (p !== undefined && p !== 'store-a') r.violate('PROVIDER', 'must be store-a in sidecar mode');
+    return p === 'store-a' ? p : undefined;
+  }
+  const explicit = r.oneOf('PROVIDER', PROVIDERS);
+  if (explicit !== undefined || r.isSet('PROVIDER')) return explicit;
+  if (url === undefined) return 'store-a';
+  const inferred = providerOfUrl(url);
+  if (inferred === null) r.violate('PROVIDER', 'is required when DESTINATION_PATH does not name its provider');
+  return inferred ?? undefined;
+}
+
+function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | undefined): StoreCredentials | undefined {
+  const s3Modes = mode === 'sidecar' ? (['static-files', 'web-identity'] as const) : (['static-files', 'web-identity', 'ambient'] as const);
+  const otherModes = ['static-files', 'ambient'] as const;
+  if (mode === 'sidecar' && !r.isSet('STORE_CREDENTIAL_MODE')) {
+    r.required('STORE_CREDENTIAL_MODE', 'in sidecar mode (static-files or web-identity; there is no ambient chain)');
+    return undefined;
+  }
+  if (mode === 'sidecar' && r.string('STORE_CREDENTIAL_MODE') === 'ambient') {
+    r.violate('STORE_CREDENTIAL_MODE', 'must be static-files or web-identity: sidecar mode has no ambient credential chain');
+    return undefined;
+  }
+  // A provider that failed its own rule is reported there; its credentials cannot be judged.
+  if (provider === undefined) return undefined;
+  const declared = r.oneOf('STORE_CREDENTIAL_MODE', provider === 'store-a' ? s3Modes : otherModes);
+  if (r.isSet('STORE_CREDENTIAL_MODE') && declared === undefined) return undefined;
+
+  if (provider !== 'store-a') {
+    for (const v of [...S3_FILE_VARIABLES, ...WEB_IDENTITY_VARIABLES, 'STORE_REGION']) r.forbid(v, 'applies to store-a only');
+    const fileVar = provider === 'store-b' ? 'STORE_CONNECTION_STRING_FILE' : 'STORE_SERVICE_ACCOUNT_KEY_FILE';
+    r.forbid(provider === 'store-b' ? 'STORE_SERVICE_ACCOUNT_KEY_FILE' : 'STORE_CONNECTION_STRING_FILE', `does not apply to ${provider}`);
+    const effective = declared ?? (r.isSet(fileVar) ? 'static-files' : 'ambient');
+    if (effective === 'ambient') {
+      r.forbid(fileVar, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
+      return { mode: 'ambient' };
+    }
+    const file = r.isSet(fileVar) ? r.absolutePath(fileVar) : r.required(fileVar, 'with STORE_CREDENTIAL_MODE=static-files');
+    if (file === undefined) return undefined;
+    return provider === 'store-b' ? { mode: 'connection-string-file', file } : { mode: 'service-account-file', file };
+  }
+
+  r.forbid('STORE_CONNECTION_STRING_FILE', 'does not apply to store-a');
+  r.forbid('STORE_SERVICE_ACCOUNT_KEY_FILE', 'does not apply to store-a');
+  const anyFile = S3_FILE_VARIABLES.some((v) => r.isSet(v));
+  const effective = declared ?? (anyFile ? 'static-files' : 'ambient');
+  switch (effective) {
+    case 'static-files': {
+      for (const v of WEB_IDENTITY_VARIABLES) r.forbid(v, 'must not be set with STORE_CREDENTIAL_MODE=static-files');
+      const why = 'with STORE_CREDENTIAL_MODE=static-files';
+      const id = r.isSet('STORE_ACCESS_KEY_ID_FILE') ? r.absolutePath('STORE_ACCESS_KEY_ID_FILE') : r.required('STORE_ACCESS_KEY_ID_FILE', why);
+      const secret = r.isSet('STORE_SECRET_ACCESS_KEY_FILE') ? r.absolutePath('STORE_SECRET_ACCESS_KEY_FILE') : r.required('STORE_SECRET_ACCESS_KEY_FILE', why);
+      const session = r.absolutePath('STORE_SESSION_TOKEN_FILE');
+      if (id === undefined || secret === undefined) return undefined;
+      return { mode: 'static-files', accessKeyIdFile: id, secretAccessKeyFile: secret, sessionTokenFile: session ?? null };
+    }
+    case 'web-identity': {
+      for (const v of S3_FILE_VARIABLES) r.forbid(v, 'must not be set with STORE_CREDENTIAL_MODE=web-identity');
+      const why = 'with STORE_CREDENTIAL_MODE=web-identity';
+      const tokenFile = r.isSet('STORE_WEB_IDENTITY_TOKEN_FILE') ? r.absolutePath('STORE_WEB_IDENTITY_TOKEN_FILE') : r.required('STORE_WEB_IDENTITY_TOKEN_FILE', why);
+      const role = r.isSet('STORE_ROLE_ARN') ? r.pattern('STORE_ROLE_ARN', ROLE_ARN, 'an IAM role ARN') : r.required('STORE_ROLE_ARN', why);
+      if (!r.isSet('STORE_REGION')) r.required('STORE_REGION', why);
+      if (tokenFile === undefined || role === undefined) return undefined;
+      return { mode: 'web-identity', tokenFile, roleArn: role };
+    }
+    case 'ambient':
+      for (const v of WEB_IDENTITY_VARIABLES) r.forbid(v, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
+      return { mode: 'ambient' };
+  }
+}
+
+function parseEndpoint(r: EnvReader): string | null {
+  const raw = r.string('STORE_ENDPOINT_URL', 2048);
+  if (raw === undefined) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  const ok = url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '' && (url.pathname === '/' || url.pathname === '');
+  if (!ok) {
+    r.violate('STORE_ENDPOINT_URL', 'must be an http(s)://host[:port] URL without credentials, path, query or fragment');
+    return null;
+  }
+  return url === null ? null : url.origin;
+}
+
+/** `[host]:port` with the host optional (all interfaces); IPv6 hosts in brackets. */
+function parseListen(r: EnvReader): { host: string | null; port: number } | undefined {
+  const raw = r.string('LISTEN_ADDR') ?? (r.isSet('LISTEN_ADDR') ? undefined : DEFAULTS.listenAddr);
+  if (raw === undefined) return undefined;
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]*)):([0-9]{1,5})$/.exec(raw);
+  const port = m === null ? Number.NaN : Number(m[3]);
+  if (m === null || port > 65535) {
+    r.violate('LISTEN_ADDR', 'must be [host]:port with a port from 0 to 65535 (IPv6 hosts in brackets)');
+    return undefined;
+  }
+  const host = m[1] ?? m[2] ?? '';
+  return { host: host === '' ? null : host, port };
+}
+
+function parseTrustedUserHeader(r: EnvReader): string | null {
+  const name = r.pattern('TRUSTED_USER_HEADER', /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP header name of at most 64 bytes');
+  if (name === undefined) return null;
+  if (FORBIDDEN_IDENTITY_HEADERS.has(name.toLowerCase())) {
+    r.violate('TRUSTED_USER_HEADER', 'must not name a credential, hop-by-hop or framing header');
+    return null;
+  }
+  return name.toLowerCase();
+}
+
+function parseRetention(r: EnvReader): RetentionExpectation {
+  const policyText = r.pattern('EXPECTED_RETENTION_POLICY', /^[\x20-\x7e]{1,128}$/, 'printable text of at most 128 bytes') ?? null;
+  const minimumRedundancy = r.integer('EXPECTED_MINIMUM_REDUNDANCY', 0, 10_000) ?? null;
+  return { policyText, policy: policyText === null ? null : parseRetentionPolicy(policyText), minimumRedundancy };
+}
+
+function warningsFor(env: Env): string[] {
+  const known = new Set<string>(KNOWN_VARIABLES);
+  return Object.keys(env)
+    .filter((k) => !known.has(k) && WATCHED_PREFIXES.some((p) => k.startsWith(p)))
+    .sort()
+    .map((k) => `${k}: not a viewer variable; ignored (check the spelling)`);
+}
+
+/** Parses and validates the whole configuration; never throws, never echoes a value. */
+export function parseConfig(env: Env): ConfigResult {
+  const r = new EnvReader(env);
+  const mode = r.isSet('RUNTIME_MODE') ? r.oneOf('RUNTIME_MODE', RUNTIME_MODES) : 'standalone';
+  if (mode === undefined) return { ok: false, violations: r.violations };
+
+  const format =
+    mode === 'sidecar' && !r.isSet('REPOSITORY_FORMAT')
+      ? r.required('REPOSITORY_FORMAT', 'in sidecar mode')
+      : r.isSet('REPOSITORY_FORMAT') ? r.oneOf('REPOSITORY_FORMAT', REPOSITORY_FORMATS) : FORMAT_ARCHIVE_CLOUD;
+
+  const url = mode === 'sidecar' ? r.required('DESTINATION_PATH', 'in sidecar mode', 2048) : r.string('DESTINATION_PATH', 2048);
+  const provider = parseProvider(r, mode, url);
+  let destination: Destination | null = null;
+  if (url !== undefined && provider !== undefined) {
+    const parsed = parseDestination(url, provider);
+    if (parsed.ok) destination = parsed.destination;
+    else r.violate('DESTINATION_PATH', parsed.rule);
+  }
+  const serverNames = parseServerNames(r, mode);
+  const cluster = parseCluster(r, mode);
+  const credentials = parseCredentials(r, mode, provider);
+  const region = provider === 'store-a' ? (r.pattern('STORE_REGION', REGION, 'a region name such as eu-west-1') ?? null) : null;
+  const endpointUrl = parseEndpoint(r);
+  const retention = parseRetention(r);
+  const walPageSize = r.integer('WAL_PAGE_SIZE', 1, 1000) ?? DEFAULTS.walPageSize;
+
+  const refreshIntervalSeconds = r.integer('REFRESH_INTERVAL_SECONDS', 10, 86_400) ?? DEFAULTS.refreshIntervalSeconds;
+  const freshnessThresholdSeconds = r.integer('FRESHNESS_THRESHOLD_SECONDS', 10, 7 * 86_400) ?? refreshIntervalSeconds * DEFAULTS.freshnessMultiplier;
+  if (r.isSet('FRESHNESS_THRESHOLD_SECONDS') && freshnessThresholdSeconds < refreshIntervalSeconds) {
+    r.violate('FRESHNESS_THRESHOLD_SECONDS', 'must not be shorter than REFRESH_INTERVAL_SECONDS');
+  }
+  const readinessWindowSeconds = r.integer('READINESS_WINDOW_SECONDS', 10, 3_600) ?? DEFAULTS.readinessWindowSeconds;
+  const scan: ScanBudgets = {
+    maxPages: r.integer('SCAN_MAX_PAGES', 1, 10_000_000) ?? DEFAULTS.scanMaxPages,
+    maxObjects: r.integer('SCAN_MAX_OBJECTS', 1, 1_000_000_000) ?? DEFAULTS.scanMaxObjects,
+    timeoutSeconds: r.integer('SCAN_TIMEOUT_SECONDS', 1, 86_400) ?? DEFAULTS.scanTimeoutSeconds,
+    concurrency: r.integer('SCAN_CONCURRENCY', 1, 64) ?? DEFAULTS.scanConcurrency,
+  };
+  const logLevel = r.oneOf('LOG_LEVEL', LOG_LEVELS) ?? DEFAULTS.logLevel;
+
+  if (mode === 'sidecar') {
+    // The mode table's restrictions: present at all (even empty) is a refusal.
+    r.forbid('LISTEN_ADDR', 'must not be set in sidecar mode (the API is served on the Unix socket only)');
+    r.forbid('TRUSTED_USER_HEADER', 'must not be set in sidecar mode');
+    if (r.boolean('ALLOW_DOWNLOAD') === true) r.violate('ALLOW_DOWNLOAD', 'must not be true in sidecar mode');
+    if (format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) r.violate('REPOSITORY_FORMAT', 'must be archive-cloud in sidecar mode');
+    const tokenFile = r.isSet('EVIDENCE_TOKEN_FILE') ? r.absolutePath('EVIDENCE_TOKEN_FILE') : r.required('EVIDENCE_TOKEN_FILE', 'in sidecar mode');
+    if (r.violations.length > 0 || format === undefined || provider === undefined || destination === null || serverNames?.[0] === undefined || cluster === null || credentials === undefined || tokenFile === undefined) {
+      return { ok: false, violations: r.violations };
+    }
+    const config: SidecarConfig = {
+      mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl,
+      retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel,
+    };
+    return { ok: true, config, warnings: warningsFor(env) };
+  }
+
+  r.forbid('EVIDENCE_TOKEN_FILE', 'applies to sidecar mode only (standalone mode has no authentication)');
+  const listen = parseListen(r);
+  const trustedUserHeader = parseTrustedUserHeader(r);
+  const allowDownload = r.boolean('ALLOW_DOWNLOAD') ?? false;
+  if (destination === null && url === undefined && (serverNames !== null || r.isSet('PROVIDER'))) {
+    r.violate('DESTINATION_PATH', 'is required when PROVIDER or ARCHIVE_SERVER_NAMES is set (unset, viewer runs its embedded demo)');
+  }
+  if (r.violations.length > 0 || format === undefined || provider === undefined || credentials === undefined || listen === undefined) {
+    return { ok: false, violations: r.violations };
+  }
+  const config: StandaloneConfig = {
+    mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
+    refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, listen, trustedUserHeader, allowDownload,
+  };
+  return { ok: true, config, warnings: warningsFor(env) };
+}

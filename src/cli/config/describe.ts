@@ -1,0 +1,30 @@
+/**
+ * A summary of an accepted configuration that is safe to print: modes, kinds and counts only. No
+ * destination URL, bucket, prefix, path, server name, role or credential ever appears in it.
+ */
+import type { Config } from './config.ts';
+
+export function describeConfig(config: Config): Record<string, unknown> {
+  const common = {
+    mode: config.mode,
+    format: config.format,
+    provider: config.provider,
+    credentials: config.credentials.mode,
+    endpoint: config.endpointUrl === null ? 'provider-default' : 'configured',
+    refresh_interval_seconds: config.refreshIntervalSeconds,
+    freshness_threshold_seconds: config.freshnessThresholdSeconds,
+    readiness_window_seconds: config.readinessWindowSeconds,
+    scan_budgets: { max_pages: config.scan.maxPages, max_objects: config.scan.maxObjects, timeout_seconds: config.scan.timeoutSeconds, concurrency: config.scan.concurrency },
+    retention_policy: config.retention.policyText === null ? 'not-configured' : config.retention.policy === null ? 'unrecognized' : config.retention.policy.kind,
+    minimum_redundancy_configured: config.retention.minimumRedundancy !== null,
+  };
+  if (config.mode === 'sidecar') return { ...common, destination: 'configured', scopes: 1 };
+  return {
+    ...common,
+    destination: config.destination === null ? 'embedded-demo' : 'configured',
+    scopes: config.serverNames === null ? 'discovery' : config.serverNames.length,
+    listen_port: config.listen.port,
+    wal_page_size: config.walPageSize,
+    trusted_user_header: config.trustedUserHeader === null ? 'not-configured' : 'configured',
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The `viewer` command line: parses the configuration before anything else starts and dispatches
+ * the command. Owns the fixed production paths and the process exit codes (docs/configuration.md).
+ */
+import { parseConfig, type Config } from './config/config.ts';
+import { describeConfig } from './config/describe.ts';
+
+/** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
+export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
+
+/** sysexits-style codes: 64 usage, 69 unavailable, 78 configuration refused. */
+export const EXIT = { ok: 0, usage: 64, unavailable: 69, config: 78 } as const;
+
+const USAGE = `usage: viewer [command]
+
+commands:
+  (none)        start the mode RUNTIME_MODE selects (standalone by default)
+  check-config  validate the configuration and print a summary without secrets
+  help          print this text
+`;
+
+function loadConfig(): Config | null {
+  const result = parseConfig(process.env);
+  if (!result.ok) {
+    for (const v of result.violations) process.stderr.write(`viewer: configuration refused: ${v.variable}: ${v.rule}\n`);
+    return null;
+  }
+  for (const w of result.warnings) process.stderr.write(`viewer: warning: ${w}\n`);
+  return result.config;
+}
+
+function main(argv: readonly string[]): number {
+  const [command, ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if (rest.length > 0 || (command !== undefined && command !== 'check-config')) {
+    process.stderr.write(USAGE);
+    return EXIT.usage;
+  }
+  const config = loadConfig();
+  if (config === null) return EXIT.config;
+  if (command === 'check-config') {
+    process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+    return EXIT.ok;
+  }
+  // The scanner (issue 3), the sidecar API (issue 4) and the standalone server (issue 5) are
+  // not built yet: say so plainly rather than pretend to serve.
+  process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+  process.stderr.write(`viewer: configuration accepted; the ${config.mode} runtime is not built yet\n`);
+  return config.mode === 'standalone' ? EXIT.ok : EXIT.unavailable;
+}
+
+process.exitCode = main(process.argv.slice(2));

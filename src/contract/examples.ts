@@ -1,0 +1,570 @@
+/**
+ * Deterministic wire examples of every kind, valid ones and the negative ones the schema must
+ * reject. `scripts/write-examples.ts` writes them to `examples/wire/`; tests check the files are in
+ * sync, that every valid example passes the validator and that every negative one fails it.
+ * Later tests reuse these bodies as fixtures.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
+   @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call,
+   @typescript-eslint/no-unsafe-return --
+   negative examples are deliberately ill-typed copies of valid bodies. */
+import type { ArchiveBackupPage, ArchiveRecoveryPathPage, ArchiveWALGapPage, ArchiveWALRangePage } from './collections.ts';
+import type { WireBody, WireKind } from './kinds.ts';
+import { API_VERSION } from './primitives.ts';
+import { CAPABILITY_IDS, type Capability, type RepositoryEvidenceSnapshot } from './snapshot.ts';
+import type { EvidenceAPIError, HealthStatus, ReadinessStatus } from './status.ts';
+
+export interface WireExample<K extends WireKind = WireKind> {
+  /** File stem under examples/wire/valid/. */
+  readonly name: string;
+  readonly kind: K;
+  readonly body: WireBody<K>;
+}
+
+export interface NegativeExample {
+  /** File stem under examples/wire/invalid/. */
+  readonly name: string;
+  readonly kind: WireKind;
+  /** Why it must be rejected (written beside the example). */
+  readonly why: string;
+  readonly body: unknown;
+}
+
+const reason = (code: string, message: string) => ({ code, message });
+
+function capabilities(state: 'healthy' | 'unknown'): Capability[] {
+  return CAPABILITY_IDS.map((id) =>
+    id === 'encrypted-metadata'
+      ? { id, support: 'unsupported', state: 'unknown', reason: reason('not-in-format', 'The format has no encrypted metadata.') }
+      : { id, support: 'supported', state, reason: state === 'healthy' ? reason('evidence-complete', 'Evidence from a complete scan.') : reason('no-completed-scan', 'No scan has completed yet.') },
+  );
+}
+
+const identity: RepositoryEvidenceSnapshot['identity'] = {
+  cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' },
+  repository: {
+    provider: 'store-a',
+    format: 'archive-cloud',
+    destination_fingerprint: 'sha256:50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c',
+    scope: { kind: 'archive-server', name: 'pg-main' },
+  },
+};
+
+const producer = { name: 'viewer', version: '0.1.0' } as const;
+
+export const snapshotComplete: RepositoryEvidenceSnapshot = {
+  api_version: API_VERSION,
+  kind: 'RepositoryEvidenceSnapshot',
+  producer,
+  identity,
+  revision: 7,
+  evidence_generation: 5,
+  started_at: '2026-11-21T13:30:00.125Z',
+  completed_at: '2026-11-21T13:30:04.875Z',
+  last_attempt_at: '2026-11-21T13:30:00.125Z',
+  completeness: 'complete',
+  stale: false,
+  state: 'warning',
+  reason: reason('wal-gap-candidate', 'A WAL gap was observed and is not yet confirmed.'),
+  capabilities: capabilities('healthy'),
+  inventory: {
+    known: true,
+    object_count: 1342,
+    stored_bytes: 22548578304,
+    unscoped_object_count: 0,
+    pages_examined: 3,
+    objects_examined: 1342,
+    last_failure_category: null,
+  },
+  details: {
+    type: 'archive-cloud/v1alpha1',
+    archive_cloud: {
+      backup_items: 2,
+      wal_range_items: 3,
+      wal_gap_items: 1,
+      recovery_path_items: 3,
+      structurally_usable_backups: 1,
+      backup_states: { healthy: 1, warning: 0, unhealthy: 1, unknown: 0 },
+      wal_counts: { segment: 1320, partial: 1, history: 1, backup_history: 2, unknown: 0, duplicate: 0 },
+      wal: { state: 'warning', reason: reason('wal-gap-candidate', 'A WAL gap was observed and is not yet confirmed.') },
+      timeline: { state: 'healthy', reason: reason('timelines-consistent', 'Every timeline has a valid history.') },
+      coverage: { state: 'warning', reason: reason('coverage-gap-limited', 'A recovery path stops at a WAL gap.') },
+      retention: {
+        visible_backups: 2,
+        structurally_usable_backups: 1,
+        oldest_completion_at: '2026-11-20T01:00:12.5Z',
+        newest_completion_at: '2026-11-21T01:00:09.25Z',
+        minimum_configured: true,
+        policy_configured: true,
+        minimum_redundancy: 1,
+        state: 'healthy',
+        reason: reason('minimum-redundancy-met', 'Structurally usable backups meet the configured minimum.'),
+      },
+      latest_archive_receipt_at: '2026-11-21T13:29:58Z',
+      ranges_truncated: false,
+      diagnostics_truncated: false,
+    },
+  },
+};
+
+const unknownState = (code: string, message: string) => ({ state: 'unknown' as const, reason: reason(code, message) });
+
+export const snapshotNoCompletedScan: RepositoryEvidenceSnapshot = {
+  ...snapshotComplete,
+  revision: 0,
+  evidence_generation: 0,
+  started_at: null,
+  completed_at: null,
+  last_attempt_at: null,
+  completeness: 'no-completed-scan',
+  state: 'unknown',
+  reason: reason('no-completed-scan', 'No scan has completed yet.'),
+  capabilities: capabilities('unknown'),
+  inventory: {
+    known: false,
+    object_count: null,
+    stored_bytes: null,
+    unscoped_object_count: null,
+    pages_examined: 0,
+    objects_examined: 0,
+    last_failure_category: null,
+  },
+  details: {
+    type: 'archive-cloud/v1alpha1',
+    archive_cloud: {
+      backup_items: null,
+      wal_range_items: null,
+      wal_gap_items: null,
+      recovery_path_items: null,
+      structurally_usable_backups: null,
+      backup_states: null,
+      wal_counts: null,
+      wal: unknownState('no-completed-scan', 'No scan has completed yet.'),
+      timeline: unknownState('no-completed-scan', 'No scan has completed yet.'),
+      coverage: unknownState('no-completed-scan', 'No scan has completed yet.'),
+      retention: {
+        visible_backups: null,
+        structurally_usable_backups: null,
+        oldest_completion_at: null,
+        newest_completion_at: null,
+        minimum_configured: false,
+        policy_configured: false,
+        minimum_redundancy: null,
+        state: 'unknown',
+        reason: reason('no-completed-scan', 'No scan has completed yet.'),
+      },
+      latest_archive_receipt_at: null,
+      ranges_truncated: false,
+      diagnostics_truncated: false,
+    },
+  },
+};
+
+/** Generation 5 retained after a refresh that was throttled: stale, every current state unknown. */
+export const snapshotStale: RepositoryEvidenceSnapshot = {
+  ...snapshotComplete,
+  revision: 8,
+  last_attempt_at: '2026-11-21T13:35:00Z',
+  stale: true,
+  state: 'unknown',
+  reason: reason('refresh-throttled', 'The latest refresh was throttled by the store; evidence is retained.'),
+  capabilities: capabilities('unknown'),
+  inventory: { ...snapshotComplete.inventory, pages_examined: 1, objects_examined: 1000, last_failure_category: 'throttled' },
+  details: {
+    type: 'archive-cloud/v1alpha1',
+    archive_cloud: {
+      ...snapshotComplete.details.archive_cloud,
+      wal: unknownState('evidence-stale', 'Evidence is retained from an earlier generation.'),
+      timeline: unknownState('evidence-stale', 'Evidence is retained from an earlier generation.'),
+      coverage: unknownState('evidence-stale', 'Evidence is retained from an earlier generation.'),
+      retention: { ...snapshotComplete.details.archive_cloud.retention, ...unknownState('evidence-stale', 'Evidence is retained from an earlier generation.') },
+    },
+  },
+};
+
+export const backupPage: ArchiveBackupPage = {
+  api_version: API_VERSION,
+  kind: 'ArchiveBackupPage',
+  revision: 7,
+  evidence_generation: 5,
+  total_items: 2,
+  items: [
+    {
+      server: 'pg-main',
+      backup_id: '20261120T010000',
+      status: 'DONE',
+      backup_type: 'full',
+      state: 'healthy',
+      reason: reason('structurally-usable', 'Metadata, data archives and the WAL needed for consistency are present.'),
+      system_id: '7384497274230341974',
+      postgresql_version: 150006,
+      timeline: 1,
+      wal_segment_size_bytes: 16777216,
+      begin_wal: '000000010000000000000004',
+      end_wal: '000000010000000000000004',
+      begin_lsn: '0/4000028',
+      end_lsn: '0/4000138',
+      begin_at: '2026-11-20T01:00:01.272854Z',
+      end_at: '2026-11-20T01:00:12.5Z',
+      logical_bytes: 48071936,
+      deduplicated_bytes: null,
+      stored_artifact_bytes: 6291968,
+      compression: 'gzip',
+      encryption: null,
+      artifact_count: 1,
+      tablespace_count: 0,
+    },
+    {
+      server: 'pg-main',
+      backup_id: '20261121T010000',
+      status: 'FAILED',
+      backup_type: 'full',
+      state: 'unhealthy',
+      reason: reason('backup-failed', 'The backup metadata records a failed backup.'),
+      system_id: '7384497274230341974',
+      postgresql_version: 150006,
+      timeline: 2,
+      wal_segment_size_bytes: 16777216,
+      begin_wal: '00000002000000000000000A',
+      end_wal: null,
+      begin_lsn: '0/A000028',
+      end_lsn: null,
+      begin_at: '2026-11-21T01:00:00.5Z',
+      end_at: null,
+      logical_bytes: null,
+      deduplicated_bytes: null,
+      stored_artifact_bytes: 1048576,
+      compression: 'none',
+      encryption: null,
+      artifact_count: 1,
+      tablespace_count: 0,
+    },
+  ],
+  next_cursor: null,
+};
+
+export const walRangePage: ArchiveWALRangePage = {
+  api_version: API_VERSION,
+  kind: 'ArchiveWALRangePage',
+  revision: 7,
+  evidence_generation: 5,
+  total_items: 3,
+  items: [
+    {
+      server: 'pg-main',
+      timeline: 1,
+      start_position: 1,
+      end_position: 6,
+      segment_count: 6,
+      first_wal: '000000010000000000000001',
+      last_wal: '000000010000000000000006',
+      latest_receipt_at: '2026-11-20T01:10:00Z',
+      end_receipt_at: '2026-11-20T01:10:00Z',
+    },
+    {
+      server: 'pg-main',
+      timeline: 1,
+      start_position: 8,
+      end_position: 9,
+      segment_count: 2,
+      first_wal: '000000010000000000000008',
+      last_wal: '000000010000000000000009',
+      latest_receipt_at: '2026-11-20T02:00:00Z',
+      end_receipt_at: '2026-11-20T02:00:00Z',
+    },
+  ],
+  next_cursor: 'djEuQUJDREVGR0hJSktMTU5PUA',
+};
+
+export const walGapPage: ArchiveWALGapPage = {
+  api_version: API_VERSION,
+  kind: 'ArchiveWALGapPage',
+  revision: 7,
+  evidence_generation: 5,
+  total_items: 1,
+  items: [
+    {
+      server: 'pg-main',
+      timeline: 1,
+      start_position: 7,
+      end_position: 7,
+      segment_count: 1,
+      first_wal: '000000010000000000000007',
+      last_wal: '000000010000000000000007',
+      status: 'candidate',
+      first_observed_generation: 4,
+      last_observed_generation: 5,
+    },
+  ],
+  next_cursor: null,
+};
+
+export const recoveryPathPage: ArchiveRecoveryPathPage = {
+  api_version: API_VERSION,
+  kind: 'ArchiveRecoveryPathPage',
+  revision: 7,
+  evidence_generation: 5,
+  total_items: 3,
+  items: [
+    {
+      server: 'pg-main',
+      backup_id: '20261120T010000',
+      target_timeline: 1,
+      state: 'warning',
+      reason: reason('coverage-gap-limited', 'The path stops at a WAL gap.'),
+      stop: 'candidate-limited',
+      lower_bound_at: '2026-11-20T01:00:12.5Z',
+      start_timeline: 1,
+      start_position: 4,
+      start_wal: '000000010000000000000004',
+      frontier_timeline: 1,
+      frontier_position: 6,
+      frontier_wal: '000000010000000000000006',
+      frontier_receipt_at: '2026-11-20T01:10:00Z',
+      assumption_codes: ['backup-end-from-metadata', 'compressed-content-not-decoded', 'segment-content-not-verified'],
+    },
+    {
+      server: 'pg-main',
+      backup_id: '20261120T010000',
+      target_timeline: 2,
+      state: 'unknown',
+      reason: reason('history-missing', 'The history file of the target timeline was not observed.'),
+      stop: 'unknown-limited',
+      lower_bound_at: '2026-11-20T01:00:12.5Z',
+      start_timeline: 1,
+      start_position: 4,
+      start_wal: '000000010000000000000004',
+      frontier_timeline: 1,
+      frontier_position: 6,
+      frontier_wal: '000000010000000000000006',
+      frontier_receipt_at: '2026-11-20T01:10:00Z',
+      assumption_codes: ['segment-content-not-verified'],
+    },
+  ],
+  next_cursor: null,
+};
+
+export const health: HealthStatus = { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' };
+export const ready: ReadinessStatus = { api_version: API_VERSION, kind: 'ReadinessStatus', status: 'ready' };
+export const notReady: ReadinessStatus = { api_version: API_VERSION, kind: 'ReadinessStatus', status: 'not-ready' };
+export const apiError: EvidenceAPIError = {
+  api_version: API_VERSION,
+  kind: 'EvidenceAPIError',
+  code: 'publication-changed',
+  message: 'The requested revision is no longer current; restart from the snapshot.',
+};
+
+const example = <K extends WireKind>(name: string, kind: K, body: WireBody<K>): WireExample => ({ name, kind, body });
+
+export const VALID_EXAMPLES: readonly WireExample[] = [
+  example('snapshot-complete', 'RepositoryEvidenceSnapshot', snapshotComplete),
+  example('snapshot-no-completed-scan', 'RepositoryEvidenceSnapshot', snapshotNoCompletedScan),
+  example('snapshot-stale', 'RepositoryEvidenceSnapshot', snapshotStale),
+  example('backup-page', 'ArchiveBackupPage', backupPage),
+  example('wal-range-page', 'ArchiveWALRangePage', walRangePage),
+  example('wal-gap-page', 'ArchiveWALGapPage', walGapPage),
+  example('recovery-path-page', 'ArchiveRecoveryPathPage', recoveryPathPage),
+  example('health', 'HealthStatus', health),
+  example('readiness-ready', 'ReadinessStatus', ready),
+  example('readiness-not-ready', 'ReadinessStatus', notReady),
+  example('error-publication-changed', 'EvidenceAPIError', apiError),
+];
+
+/** A deep copy with one change applied, so each negative example differs from a valid one by one rule. */
+function mutate<T>(body: T, change: (copy: any) => void): unknown {
+  const copy: unknown = structuredClone(body);
+  change(copy);
+  return copy;
+}
+
+export const NEGATIVE_EXAMPLES: readonly NegativeExample[] = [
+  {
+    name: 'zero-timestamp',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'an unknown time must be null, never a zero timestamp',
+    body: mutate(snapshotComplete, (s) => { s.started_at = '0001-01-01T00:00:00Z'; }),
+  },
+  {
+    name: 'epoch-timestamp',
+    kind: 'ArchiveWALRangePage',
+    why: 'the Unix epoch is a zero timestamp too',
+    body: mutate(walRangePage, (p) => { p.items[0].end_receipt_at = '1970-01-01T00:00:00Z'; }),
+  },
+  {
+    name: 'omitted-nullable-field',
+    kind: 'ArchiveBackupPage',
+    why: 'a nullable field is present with null, never omitted',
+    body: mutate(backupPage, (p) => { delete p.items[1].end_wal; }),
+  },
+  {
+    name: 'float-wal-position',
+    kind: 'ArchiveWALGapPage',
+    why: 'WAL positions are integers, not floating point',
+    body: mutate(walGapPage, (p) => { p.items[0].start_position = 6.5; }),
+  },
+  {
+    name: 'free-form-map-in-details',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'details carry exactly one typed payload; free-form maps are forbidden',
+    body: mutate(snapshotComplete, (s) => { s.details.archive_cloud.labels = { team: 'db' }; }),
+  },
+  {
+    name: 'second-payload-in-details',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'exactly one format payload is allowed',
+    body: mutate(snapshotComplete, (s) => { s.details.archive_other = {}; }),
+  },
+  {
+    name: 'unsorted-capabilities',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'capabilities are sorted by id',
+    body: mutate(snapshotComplete, (s) => { s.capabilities.reverse(); }),
+  },
+  {
+    name: 'missing-capability',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'the capability list is complete',
+    body: mutate(snapshotComplete, (s) => { s.capabilities.pop(); }),
+  },
+  {
+    name: 'unsupported-capability-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'an unsupported capability has state unknown',
+    body: mutate(snapshotComplete, (s) => { s.capabilities[2].state = 'healthy'; }),
+  },
+  {
+    name: 'generation-zero-with-timestamps',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'generation 0 has null generation timestamps',
+    body: mutate(snapshotNoCompletedScan, (s) => { s.started_at = '2026-11-21T13:30:00Z'; s.completed_at = '2026-11-21T13:30:04Z'; }),
+  },
+  {
+    name: 'generation-zero-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'generation 0 has state unknown',
+    body: mutate(snapshotNoCompletedScan, (s) => { s.state = 'healthy'; }),
+  },
+  {
+    name: 'zero-count-while-incomplete',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'collection counts are null while evidence is incomplete, never 0',
+    body: mutate(snapshotNoCompletedScan, (s) => { s.details.archive_cloud.wal_gap_items = 0; }),
+  },
+  {
+    name: 'unknown-inventory-as-zero',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'inventory counts are null when not known, never 0',
+    body: mutate(snapshotNoCompletedScan, (s) => { s.inventory.object_count = 0; }),
+  },
+  {
+    name: 'started-after-completed',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'started_at is not after completed_at',
+    body: mutate(snapshotComplete, (s) => { s.started_at = '2026-11-21T13:30:05Z'; }),
+  },
+  {
+    name: 'ranges-truncated-wal-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'a truncation flag forces its dependent state to unknown',
+    body: mutate(snapshotComplete, (s) => { s.details.archive_cloud.ranges_truncated = true; s.details.archive_cloud.wal.state = 'healthy'; }),
+  },
+  {
+    name: 'stale-but-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'stale evidence is never currently healthy',
+    body: mutate(snapshotStale, (s) => { s.state = 'healthy'; }),
+  },
+  {
+    name: 'uppercase-fingerprint',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'the fingerprint is sha256: and 64 lowercase hex characters',
+    body: mutate(snapshotComplete, (s) => { s.identity.repository.destination_fingerprint = s.identity.repository.destination_fingerprint.toUpperCase(); }),
+  },
+  {
+    name: 'lowercase-lsn',
+    kind: 'ArchiveBackupPage',
+    why: 'LSNs are uppercase',
+    body: mutate(backupPage, (p) => { p.items[0].begin_lsn = '0/a000028'; }),
+  },
+  {
+    name: 'numeric-system-id',
+    kind: 'ArchiveBackupPage',
+    why: 'the system identifier is a decimal string, never a JSON number',
+    body: mutate(backupPage, (p) => { p.items[0].system_id = 7384497274; }),
+  },
+  {
+    name: 'unsorted-backups',
+    kind: 'ArchiveBackupPage',
+    why: 'backups are sorted by backup_id then server',
+    body: mutate(backupPage, (p) => { p.items.reverse(); }),
+  },
+  {
+    name: 'unknown-type-not-unknown',
+    kind: 'ArchiveBackupPage',
+    why: 'an unknown backup type is null and forces state unknown',
+    body: mutate(backupPage, (p) => { p.items[0].backup_type = null; }),
+  },
+  {
+    name: 'object-key-as-wal-name',
+    kind: 'ArchiveWALRangePage',
+    why: 'WAL names are 24 hex digits, never object keys',
+    body: mutate(walRangePage, (p) => { p.items[0].first_wal = 'pg-main/wals/0000000100000000/000000010000000000000001.gz'; }),
+  },
+  {
+    name: 'wal-name-off-timeline',
+    kind: 'ArchiveWALRangePage',
+    why: 'a range WAL name is on the range timeline',
+    body: mutate(walRangePage, (p) => { p.items[0].first_wal = '000000020000000000000001'; }),
+  },
+  {
+    name: 'too-many-items',
+    kind: 'ArchiveWALGapPage',
+    why: 'a page holds at most 200 items',
+    body: mutate(walGapPage, (p) => {
+      const one = p.items[0];
+      p.items = Array.from({ length: 201 }, (_, n) => ({ ...one, start_position: n * 2 + 1, end_position: n * 2 + 1 }));
+    }),
+  },
+  {
+    name: 'unsorted-assumption-codes',
+    kind: 'ArchiveRecoveryPathPage',
+    why: 'assumption codes are sorted and unique',
+    body: mutate(recoveryPathPage, (p) => { p.items[0].assumption_codes.reverse(); }),
+  },
+  {
+    name: 'control-character-in-message',
+    kind: 'EvidenceAPIError',
+    why: 'messages have no control characters',
+    body: mutate(apiError, (e) => { e.message = 'line one\nline two'; }),
+  },
+  {
+    name: 'long-reason-code',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'reason codes are at most 64 bytes',
+    body: mutate(snapshotComplete, (s) => { s.reason.code = 'a'.repeat(65); }),
+  },
+  {
+    name: 'message-over-256-bytes',
+    kind: 'EvidenceAPIError',
+    why: 'messages are at most 256 bytes',
+    body: mutate(apiError, (e) => { e.message = 'x'.repeat(257); }),
+  },
+  {
+    name: 'non-ascii-message',
+    kind: 'EvidenceAPIError',
+    why: 'messages are printable ASCII (D-03), so 256 characters are 256 bytes',
+    body: mutate(apiError, (e) => { e.message = 'é'.repeat(200); }),
+  },
+  {
+    name: 'cursor-too-long',
+    kind: 'ArchiveWALRangePage',
+    why: 'cursors are at most 4096 bytes',
+    body: mutate(walRangePage, (p) => { p.next_cursor = 'A'.repeat(4097); }),
+  },
+  {
+    name: 'health-with-identity',
+    kind: 'HealthStatus',
+    why: 'health bodies carry no identity',
+    body: mutate(health, (h) => { h.cluster = 'pg-main'; }),
+  },
+];

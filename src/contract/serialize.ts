@@ -1,0 +1,47 @@
+/**
+ * The canonical serializer: one JSON text per body, with object keys in the order the kind's
+ * schema declares them, whatever order the body was built in. Same publication, same bytes.
+ * It does not validate; callers validate first (`validate.ts`) and serialize what passed.
+ */
+import { WIRE_SCHEMAS, type WireBody, type WireKind } from './kinds.ts';
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  prefixItems?: SchemaNode[];
+  items?: SchemaNode | boolean;
+  anyOf?: SchemaNode[];
+  type?: string;
+}
+
+/** Rebuild `value` with keys in schema order; keys the schema does not declare are an error. */
+function canonical(schema: SchemaNode, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    return value.map((v, i) => {
+      const s = schema.prefixItems?.[i] ?? (typeof schema.items === 'object' ? schema.items : undefined);
+      return s === undefined ? canonical(branchFor(schema, v), v) : canonical(s, v);
+    });
+  }
+  const node = schema.properties === undefined ? branchFor(schema, value) : schema;
+  const props = node.properties;
+  if (props === undefined) throw new TypeError('object value where the schema has no object');
+  const input = value as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!(key in props)) throw new TypeError('key not declared by the schema');
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, sub] of Object.entries(props)) {
+    if (key in input) out[key] = canonical(sub, input[key]);
+  }
+  return out;
+}
+
+/** For a nullable union, the branch that describes a non-null object or array. */
+function branchFor(schema: SchemaNode, value: unknown): SchemaNode {
+  const want = Array.isArray(value) ? 'array' : 'object';
+  return schema.anyOf?.find((b) => b.type === want) ?? schema;
+}
+
+export function serialize<K extends WireKind>(kind: K, body: WireBody<K>): string {
+  return JSON.stringify(canonical(WIRE_SCHEMAS[kind] as SchemaNode, body));
+}
