@@ -22,6 +22,10 @@ export default tseslint.config(
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { process: 'readonly', console: 'readonly' },
+    },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bin/**/*.js', 'src/cli/**/*.ts'],

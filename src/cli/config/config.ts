@@ -245,7 +245,7 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
       return { mode: 'web-identity', tokenFile, roleArn: role };
     }
     case 'ambient':
-      for (const v of WEB_IDENTITY_VARIABLES) r.forbid(v, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
+      for (const v of [...S3_FILE_VARIABLES, ...WEB_IDENTITY_VARIABLES]) r.forbid(v, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
       return { mode: 'ambient' };
   }
 }
@@ -253,12 +253,7 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
 function parseEndpoint(r: EnvReader): string | null {
   const raw = r.string('STORE_ENDPOINT_URL', 2048);
   if (raw === undefined) return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
+  const url = URL.canParse(raw) ? new URL(raw) : null;
   const ok = url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '' && (url.pathname === '/' || url.pathname === '');
   if (!ok) {
     r.violate('STORE_ENDPOINT_URL', 'must be an http(s)://host[:port] URL without credentials, path, query or fragment');

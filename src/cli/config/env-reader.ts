@@ -13,7 +13,8 @@ export interface ConfigViolation {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
-// C0 controls, DEL and C1 controls.
+// C0 controls, DEL and C1 controls: exactly the characters the rule is about.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export class EnvReader {

@@ -1,0 +1,248 @@
+/**
+ * Every configuration rule, one at a time: starting from a valid environment, a change that breaks
+ * exactly one rule is refused and the refusal names that rule's variable, and nothing else. No
+ * refusal ever repeats a configured value.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig, type Env } from './config.ts';
+
+const SIDECAR_STATIC: Env = {
+  RUNTIME_MODE: 'sidecar',
+  REPOSITORY_FORMAT: 'archive-cloud',
+  PROVIDER: 'store-a',
+  DESTINATION_PATH: 's3://acme-backups/postgres/prod',
+  ARCHIVE_SERVER_NAMES: 'pg-main',
+  EVIDENCE_TOKEN_FILE: '/var/run/secrets/viewer/token',
+  CLUSTER_NAMESPACE: 'databases',
+  CLUSTER_UID: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c',
+  CLUSTER_NAME: 'pg-main',
+  STORE_CREDENTIAL_MODE: 'static-files',
+  STORE_ACCESS_KEY_ID_FILE: '/var/run/secrets/store/access-key-id',
+  STORE_SECRET_ACCESS_KEY_FILE: '/var/run/secrets/store/secret-access-key',
+};
+
+const SIDECAR_WEB: Env = {
+  ...SIDECAR_STATIC,
+  STORE_CREDENTIAL_MODE: 'web-identity',
+  STORE_ACCESS_KEY_ID_FILE: undefined,
+  STORE_SECRET_ACCESS_KEY_FILE: undefined,
+  STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run/secrets/eks.amazonaws.com/serviceaccount/token',
+  STORE_ROLE_ARN: 'arn:aws:iam::123456789012:role/viewer-reader',
+  STORE_REGION: 'eu-west-1',
+};
+
+const STANDALONE: Env = { DESTINATION_PATH: 's3://acme-backups/postgres/prod' };
+
+/** Wire and enum constants may legitimately appear in a rule; configured values may not. */
+const CONSTANTS = new Set(['sidecar', 'standalone', 'archive-cloud', 'store-a', 'store-b', 'store-c', 'static-files', 'web-identity', 'ambient', 'true', 'false']);
+
+function refused(env: Env) {
+  const result = parseConfig(env);
+  assert.equal(result.ok, false, 'the configuration must be refused');
+  if (result.ok) throw new Error('unreachable');
+  for (const v of result.violations) {
+    for (const value of Object.values(env)) {
+      if (value !== undefined && value.length >= 4 && !CONSTANTS.has(value)) {
+        assert.ok(!v.rule.includes(value), `a rule repeats a configured value: ${v.variable}`);
+      }
+    }
+  }
+  return result.violations;
+}
+
+function accepted(env: Env) {
+  const result = parseConfig(env);
+  if (!result.ok) assert.fail(`refused: ${result.violations.map((v) => `${v.variable}: ${v.rule}`).join('; ')}`);
+  return result.config;
+}
+
+/** [what is broken, base, change, the one variable the refusal must name] */
+type Case = readonly [string, Env, Env, string];
+
+const SIDECAR_CASES: Case[] = [
+  ['LISTEN_ADDR set', SIDECAR_STATIC, { LISTEN_ADDR: ':3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR set empty', SIDECAR_STATIC, { LISTEN_ADDR: '' }, 'LISTEN_ADDR'],
+  ['TRUSTED_USER_HEADER set', SIDECAR_STATIC, { TRUSTED_USER_HEADER: 'X-Forwarded-User' }, 'TRUSTED_USER_HEADER'],
+  ['TRUSTED_USER_HEADER set empty', SIDECAR_STATIC, { TRUSTED_USER_HEADER: '' }, 'TRUSTED_USER_HEADER'],
+  ['ALLOW_DOWNLOAD=true', SIDECAR_STATIC, { ALLOW_DOWNLOAD: 'true' }, 'ALLOW_DOWNLOAD'],
+  ['provider other than store-a', SIDECAR_STATIC, { PROVIDER: 'store-b' }, 'PROVIDER'],
+  ['provider missing', SIDECAR_STATIC, { PROVIDER: undefined }, 'PROVIDER'],
+  ['format other than archive-cloud', SIDECAR_STATIC, { REPOSITORY_FORMAT: 'archive-other' }, 'REPOSITORY_FORMAT'],
+  ['format missing', SIDECAR_STATIC, { REPOSITORY_FORMAT: undefined }, 'REPOSITORY_FORMAT'],
+  ['two server names', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: 'pg-main,pg-other' }, 'ARCHIVE_SERVER_NAMES'],
+  ['no server name', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: undefined }, 'ARCHIVE_SERVER_NAMES'],
+  ['empty server names', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: '' }, 'ARCHIVE_SERVER_NAMES'],
+  ['server name with a slash', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: 'pg/main' }, 'ARCHIVE_SERVER_NAMES'],
+  ['credential mode missing', SIDECAR_STATIC, { STORE_CREDENTIAL_MODE: undefined }, 'STORE_CREDENTIAL_MODE'],
+  ['credential mode ambient', SIDECAR_STATIC, { STORE_CREDENTIAL_MODE: 'ambient' }, 'STORE_CREDENTIAL_MODE'],
+  ['credential mode unknown', SIDECAR_STATIC, { STORE_CREDENTIAL_MODE: 'instance-profile' }, 'STORE_CREDENTIAL_MODE'],
+  ['rule 1: static-files without the secret file', SIDECAR_STATIC, { STORE_SECRET_ACCESS_KEY_FILE: undefined }, 'STORE_SECRET_ACCESS_KEY_FILE'],
+  ['rule 1: static-files without the key id file', SIDECAR_STATIC, { STORE_ACCESS_KEY_ID_FILE: undefined }, 'STORE_ACCESS_KEY_ID_FILE'],
+  ['rule 1: static-files with a role', SIDECAR_STATIC, { STORE_ROLE_ARN: 'arn:aws:iam::123456789012:role/x' }, 'STORE_ROLE_ARN'],
+  ['rule 1: static-files with a web-identity token', SIDECAR_STATIC, { STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run/token' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['rule 1: relative key id file', SIDECAR_STATIC, { STORE_ACCESS_KEY_ID_FILE: 'secrets/access-key-id' }, 'STORE_ACCESS_KEY_ID_FILE'],
+  ['rule 2: web-identity with a static key file', SIDECAR_WEB, { STORE_ACCESS_KEY_ID_FILE: '/var/run/secrets/store/access-key-id' }, 'STORE_ACCESS_KEY_ID_FILE'],
+  ['rule 2: web-identity with a session token file', SIDECAR_WEB, { STORE_SESSION_TOKEN_FILE: '/var/run/secrets/store/session' }, 'STORE_SESSION_TOKEN_FILE'],
+  ['rule 2: web-identity without region', SIDECAR_WEB, { STORE_REGION: undefined }, 'STORE_REGION'],
+  ['rule 2: web-identity without role', SIDECAR_WEB, { STORE_ROLE_ARN: undefined }, 'STORE_ROLE_ARN'],
+  ['rule 2: web-identity with a malformed role', SIDECAR_WEB, { STORE_ROLE_ARN: 'viewer-reader' }, 'STORE_ROLE_ARN'],
+  ['rule 2: web-identity without token file', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: undefined }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['web-identity token path relative', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: 'serviceaccount/token' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['web-identity token path with ..', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run/secrets/../token' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['web-identity token path with //', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run//token' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['web-identity token path with trailing /', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run/token/' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['web-identity token path with ./', SIDECAR_WEB, { STORE_WEB_IDENTITY_TOKEN_FILE: '/var/run/./token' }, 'STORE_WEB_IDENTITY_TOKEN_FILE'],
+  ['rule 3: another provider credential file', SIDECAR_STATIC, { STORE_CONNECTION_STRING_FILE: '/var/run/secrets/conn' }, 'STORE_CONNECTION_STRING_FILE'],
+  ['cluster namespace missing', SIDECAR_STATIC, { CLUSTER_NAMESPACE: undefined }, 'CLUSTER_NAMESPACE'],
+  ['cluster namespace invalid', SIDECAR_STATIC, { CLUSTER_NAMESPACE: 'Databases_Prod' }, 'CLUSTER_NAMESPACE'],
+  ['cluster UID missing', SIDECAR_STATIC, { CLUSTER_UID: undefined }, 'CLUSTER_UID'],
+  ['cluster UID invalid', SIDECAR_STATIC, { CLUSTER_UID: 'not-a-uid-at-all' }, 'CLUSTER_UID'],
+  ['cluster name invalid', SIDECAR_STATIC, { CLUSTER_NAME: 'PG Main' }, 'CLUSTER_NAME'],
+  ['token file missing', SIDECAR_STATIC, { EVIDENCE_TOKEN_FILE: undefined }, 'EVIDENCE_TOKEN_FILE'],
+  ['token file relative', SIDECAR_STATIC, { EVIDENCE_TOKEN_FILE: 'token' }, 'EVIDENCE_TOKEN_FILE'],
+  ['destination missing', SIDECAR_STATIC, { DESTINATION_PATH: undefined }, 'DESTINATION_PATH'],
+  ['destination of another provider', SIDECAR_STATIC, { DESTINATION_PATH: 'gs://acme-backups/postgres' }, 'DESTINATION_PATH'],
+  ['destination with credentials', SIDECAR_STATIC, { DESTINATION_PATH: 's3://AKIAEXAMPLE:hunter2secret@acme-backups/p' }, 'DESTINATION_PATH'],
+  ['destination with a query', SIDECAR_STATIC, { DESTINATION_PATH: 's3://acme-backups/p?versionId=1' }, 'DESTINATION_PATH'],
+  ['destination with ..', SIDECAR_STATIC, { DESTINATION_PATH: 's3://acme-backups/a/../b' }, 'DESTINATION_PATH'],
+  ['destination with an invalid bucket', SIDECAR_STATIC, { DESTINATION_PATH: 's3://Acme_Backups/p' }, 'DESTINATION_PATH'],
+  ['mode misspelled', SIDECAR_STATIC, { RUNTIME_MODE: 'Sidecar' }, 'RUNTIME_MODE'],
+  ['endpoint with credentials', SIDECAR_STATIC, { STORE_ENDPOINT_URL: 'http://minio:minio123@127.0.0.1:9000' }, 'STORE_ENDPOINT_URL'],
+  ['endpoint with a path', SIDECAR_STATIC, { STORE_ENDPOINT_URL: 'https://s3.example.com/bucket' }, 'STORE_ENDPOINT_URL'],
+  ['region malformed', SIDECAR_STATIC, { STORE_REGION: 'EU West' }, 'STORE_REGION'],
+  ['refresh interval not an integer', SIDECAR_STATIC, { REFRESH_INTERVAL_SECONDS: '5m' }, 'REFRESH_INTERVAL_SECONDS'],
+  ['freshness shorter than refresh', SIDECAR_STATIC, { REFRESH_INTERVAL_SECONDS: '600', FRESHNESS_THRESHOLD_SECONDS: '300' }, 'FRESHNESS_THRESHOLD_SECONDS'],
+  ['scan concurrency zero', SIDECAR_STATIC, { SCAN_CONCURRENCY: '0' }, 'SCAN_CONCURRENCY'],
+  ['log level unknown', SIDECAR_STATIC, { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+];
+
+const STANDALONE_CASES: Case[] = [
+  ['WAL_PAGE_SIZE zero', STANDALONE, { WAL_PAGE_SIZE: '0' }, 'WAL_PAGE_SIZE'],
+  ['WAL_PAGE_SIZE over 1000', STANDALONE, { WAL_PAGE_SIZE: '1001' }, 'WAL_PAGE_SIZE'],
+  ['WAL_PAGE_SIZE a float', STANDALONE, { WAL_PAGE_SIZE: '1.5' }, 'WAL_PAGE_SIZE'],
+  ['WAL_PAGE_SIZE with a sign', STANDALONE, { WAL_PAGE_SIZE: '+20' }, 'WAL_PAGE_SIZE'],
+  ['WAL_PAGE_SIZE empty', STANDALONE, { WAL_PAGE_SIZE: '' }, 'WAL_PAGE_SIZE'],
+  ['WAL_PAGE_SIZE with white space', STANDALONE, { WAL_PAGE_SIZE: ' 20' }, 'WAL_PAGE_SIZE'],
+  ['LISTEN_ADDR without a port', STANDALONE, { LISTEN_ADDR: '3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR port out of range', STANDALONE, { LISTEN_ADDR: ':70000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR empty', STANDALONE, { LISTEN_ADDR: '' }, 'LISTEN_ADDR'],
+  ['ALLOW_DOWNLOAD not a boolean', STANDALONE, { ALLOW_DOWNLOAD: 'yes' }, 'ALLOW_DOWNLOAD'],
+  ['sidecar token file in standalone', STANDALONE, { EVIDENCE_TOKEN_FILE: '/var/run/secrets/viewer/token' }, 'EVIDENCE_TOKEN_FILE'],
+  ['identity header naming Authorization', STANDALONE, { TRUSTED_USER_HEADER: 'Authorization' }, 'TRUSTED_USER_HEADER'],
+  ['identity header not a header name', STANDALONE, { TRUSTED_USER_HEADER: 'X User' }, 'TRUSTED_USER_HEADER'],
+  ['provider unknown', STANDALONE, { PROVIDER: 'store-d' }, 'PROVIDER'],
+  ['provider not inferable', STANDALONE, { DESTINATION_PATH: 'https://storage.example.com/backups' }, 'PROVIDER'],
+  ['provider contradicting the URL', STANDALONE, { PROVIDER: 'store-c' }, 'DESTINATION_PATH'],
+  ['format not supported', STANDALONE, { REPOSITORY_FORMAT: 'archive-other' }, 'REPOSITORY_FORMAT'],
+  ['minimum redundancy negative', STANDALONE, { EXPECTED_MINIMUM_REDUNDANCY: '-1' }, 'EXPECTED_MINIMUM_REDUNDANCY'],
+  ['retention policy with a control character', STANDALONE, { EXPECTED_RETENTION_POLICY: 'REDUNDANCY 2\n' }, 'EXPECTED_RETENTION_POLICY'],
+  ['duplicate server names', STANDALONE, { ARCHIVE_SERVER_NAMES: 'pg-a,pg-a' }, 'ARCHIVE_SERVER_NAMES'],
+  ['dot-dot server name', STANDALONE, { ARCHIVE_SERVER_NAMES: '..' }, 'ARCHIVE_SERVER_NAMES'],
+  ['empty entry in server names', STANDALONE, { ARCHIVE_SERVER_NAMES: 'pg-a,,pg-b' }, 'ARCHIVE_SERVER_NAMES'],
+  ['server names without destination', {}, { ARCHIVE_SERVER_NAMES: 'pg-a' }, 'DESTINATION_PATH'],
+  ['web-identity for store-c', { DESTINATION_PATH: 'gs://acme-backups/pg' }, { STORE_CREDENTIAL_MODE: 'web-identity' }, 'STORE_CREDENTIAL_MODE'],
+  ['S3 region for store-b', { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }, { STORE_REGION: 'eu-west-1' }, 'STORE_REGION'],
+  ['S3 key file for store-c', { DESTINATION_PATH: 'gs://acme-backups/pg' }, { STORE_ACCESS_KEY_ID_FILE: '/k' }, 'STORE_ACCESS_KEY_ID_FILE'],
+  ['static-files for store-b without its file', { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }, { STORE_CREDENTIAL_MODE: 'static-files' }, 'STORE_CONNECTION_STRING_FILE'],
+  ['ambient with a key file', STANDALONE, { STORE_CREDENTIAL_MODE: 'ambient', STORE_ACCESS_KEY_ID_FILE: '/k' }, 'STORE_ACCESS_KEY_ID_FILE'],
+  ['only half the S3 file pair', STANDALONE, { STORE_ACCESS_KEY_ID_FILE: '/run/secrets/id' }, 'STORE_SECRET_ACCESS_KEY_FILE'],
+  ['a CLUSTER_ identity without its UID', STANDALONE, { CLUSTER_NAMESPACE: 'databases' }, 'CLUSTER_UID'],
+];
+
+describe('a start with exactly one rule violated is refused and names it', () => {
+  for (const [what, base, change, variable] of [...SIDECAR_CASES, ...STANDALONE_CASES]) {
+    it(`${what} → ${variable}`, () => {
+      accepted(base);
+      const violations = refused({ ...base, ...change });
+      assert.deepEqual([...new Set(violations.map((v) => v.variable))], [variable], JSON.stringify(violations));
+    });
+  }
+});
+
+describe('valid configurations', () => {
+  it('sidecar with static files', () => {
+    const c = accepted(SIDECAR_STATIC);
+    assert.equal(c.mode, 'sidecar');
+    if (c.mode !== 'sidecar') return;
+    assert.equal(c.serverName, 'pg-main');
+    assert.deepEqual(c.destination, { provider: 'store-a', bucket: 'acme-backups', account: null, emulatorOrigin: null, prefix: 'postgres/prod' });
+    assert.deepEqual(c.credentials, {
+      mode: 'static-files',
+      accessKeyIdFile: '/var/run/secrets/store/access-key-id',
+      secretAccessKeyFile: '/var/run/secrets/store/secret-access-key',
+      sessionTokenFile: null,
+    });
+    assert.deepEqual(c.cluster, { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' });
+  });
+
+  it('sidecar with web identity, an optional session file being absent', () => {
+    const c = accepted(SIDECAR_WEB);
+    assert.deepEqual(c.credentials, { mode: 'web-identity', tokenFile: '/var/run/secrets/eks.amazonaws.com/serviceaccount/token', roleArn: 'arn:aws:iam::123456789012:role/viewer-reader' });
+    assert.equal(c.region, 'eu-west-1');
+  });
+
+  it('sidecar accepts ALLOW_DOWNLOAD=false, a session token file and an S3-compatible endpoint', () => {
+    const c = accepted({ ...SIDECAR_STATIC, ALLOW_DOWNLOAD: 'false', STORE_SESSION_TOKEN_FILE: '/var/run/secrets/store/session', STORE_ENDPOINT_URL: 'http://127.0.0.1:9000/' });
+    assert.equal(c.endpointUrl, 'http://127.0.0.1:9000');
+    assert.equal(c.credentials.mode === 'static-files' && c.credentials.sessionTokenFile, '/var/run/secrets/store/session');
+  });
+
+  it('standalone with nothing set runs the embedded demo on :3000', () => {
+    const c = accepted({});
+    assert.equal(c.mode, 'standalone');
+    if (c.mode !== 'standalone') return;
+    assert.equal(c.destination, null);
+    assert.deepEqual(c.listen, { host: null, port: 3000 });
+    assert.equal(c.walPageSize, 200);
+    assert.equal(c.allowDownload, false);
+    assert.deepEqual(c.credentials, { mode: 'ambient' });
+    assert.equal(c.refreshIntervalSeconds, 300);
+    assert.equal(c.freshnessThresholdSeconds, 900);
+  });
+
+  it('standalone accepts ALLOW_DOWNLOAD=true as a frozen no-op and the WAL_PAGE_SIZE bounds', () => {
+    for (const size of ['1', '1000']) {
+      const c = accepted({ ...STANDALONE, ALLOW_DOWNLOAD: 'true', WAL_PAGE_SIZE: size });
+      assert.equal(c.walPageSize, Number(size));
+      assert.equal(c.mode === 'standalone' && c.allowDownload, true);
+    }
+  });
+
+  it('standalone infers static files from the S3 file pair, otherwise the ambient chain', () => {
+    assert.equal(accepted({ ...STANDALONE, STORE_ACCESS_KEY_ID_FILE: '/a', STORE_SECRET_ACCESS_KEY_FILE: '/b' }).credentials.mode, 'static-files');
+    assert.equal(accepted(STANDALONE).credentials.mode, 'ambient');
+    assert.equal(accepted({ DESTINATION_PATH: 'gs://acme-backups/pg', STORE_SERVICE_ACCOUNT_KEY_FILE: '/sa.json' }).credentials.mode, 'service-account-file');
+  });
+
+  it('standalone parses every destination form of the three providers', () => {
+    const dest = (env: Env) => {
+      const c = accepted(env);
+      return c.destination;
+    };
+    assert.deepEqual(dest({ DESTINATION_PATH: 's3://acme-backups' }), { provider: 'store-a', bucket: 'acme-backups', account: null, emulatorOrigin: null, prefix: '' });
+    assert.deepEqual(dest({ DESTINATION_PATH: 's3://acme-backups/a/b/' }), { provider: 'store-a', bucket: 'acme-backups', account: null, emulatorOrigin: null, prefix: 'a/b' });
+    assert.deepEqual(dest({ DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }), { provider: 'store-b', bucket: 'backups', account: 'acme', emulatorOrigin: null, prefix: 'pg' });
+    assert.deepEqual(dest({ PROVIDER: 'store-b', DESTINATION_PATH: 'http://127.0.0.1:10000/devstoreaccount1/backups/pg' }), { provider: 'store-b', bucket: 'backups', account: 'devstoreaccount1', emulatorOrigin: 'http://127.0.0.1:10000', prefix: 'pg' });
+    assert.deepEqual(dest({ DESTINATION_PATH: 'gs://acme-backups/pg' }), { provider: 'store-c', bucket: 'acme-backups', account: null, emulatorOrigin: null, prefix: 'pg' });
+    assert.deepEqual(dest({ DESTINATION_PATH: 'https://console.cloud.google.com/storage/browser/acme-backups/pg' }), { provider: 'store-c', bucket: 'acme-backups', account: null, emulatorOrigin: null, prefix: 'pg' });
+  });
+
+  it('standalone keeps the retention policy as configured and recognises Barman syntax', () => {
+    const r = (text: string) => accepted({ ...STANDALONE, EXPECTED_RETENTION_POLICY: text, EXPECTED_MINIMUM_REDUNDANCY: '2' }).retention;
+    assert.deepEqual(r('RECOVERY WINDOW OF 7 DAYS'), { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 });
+    assert.deepEqual(r('redundancy 3').policy, { kind: 'redundancy', count: 3 });
+    assert.deepEqual(r('keep everything forever'), { policyText: 'keep everything forever', policy: null, minimumRedundancy: 2 });
+  });
+
+  it('a misspelt viewer-looking variable is a warning, not silence', () => {
+    const result = parseConfig({ ...STANDALONE, STORE_ACESS_KEY_ID_FILE: '/a' });
+    assert.ok(result.ok);
+    if (result.ok) assert.deepEqual(result.warnings, ['STORE_ACESS_KEY_ID_FILE: not a viewer variable; ignored (check the spelling)']);
+  });
+
+  it('lists every violated rule at once', () => {
+    const violations = refused({ ...SIDECAR_STATIC, LISTEN_ADDR: '', ALLOW_DOWNLOAD: 'true', CLUSTER_UID: undefined });
+    assert.deepEqual(violations.map((v) => v.variable).sort(), ['ALLOW_DOWNLOAD', 'CLUSTER_UID', 'LISTEN_ADDR']);
+  });
+});
