@@ -1,0 +1,36 @@
+/**
+ * Confinement (sidecar rule 4): a driver wrapper that lets no request leave one root prefix,
+ * `<destination prefix>/<server>/`, even when the credential could read more. A request outside
+ * it is a programming error and fails before anything is sent; a listed key outside it (a store
+ * that ignored the prefix) is refused rather than trusted.
+ */
+import { StoreError } from '../common/errors.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
+
+export function confine(driver: StoreDriver, root: string): StoreDriver {
+  if (!root.endsWith('/')) throw new TypeError('a confinement root ends with /');
+  const inside = (key: string) => key.startsWith(root);
+  const refuse = (): never => {
+    throw new StoreError('invalid_configuration', 'a store request left the confined prefix');
+  };
+  return {
+    async listPage(request: ListRequest): Promise<ListPage> {
+      if (!inside(request.prefix) || (request.startAfter !== undefined && !inside(request.startAfter))) refuse();
+      const page = await driver.listPage(request);
+      if (!page.objects.every((o) => inside(o.key)) || !page.prefixes.every(inside)) {
+        throw new StoreError('incompatible_format', 'the store listed keys outside the requested prefix');
+      }
+      return page;
+    },
+    read(request: ReadRequest): Promise<ReadResult> {
+      if (!inside(request.key)) refuse();
+      return driver.read(request);
+    },
+    close: () => driver.close(),
+  };
+}
+
+/** The root every request of one scope stays under: `<prefix>/<server>/`, or `<server>/` for an empty prefix. */
+export function scopeRoot(destinationPrefix: string, serverName: string): string {
+  return destinationPrefix === '' ? `${serverName}/` : `${destinationPrefix}/${serverName}/`;
+}

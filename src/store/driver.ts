@@ -1,0 +1,56 @@
+/**
+ * The read-only object-store driver contract every provider implements: paged listing under a
+ * prefix, a size-bounded read of one small object, and nothing else. Every call takes an
+ * AbortSignal. Failures are `StoreError`s with a spec failure category; absence of an object is a
+ * value (`found: false`), never an error, so a denied read can never pass for a missing one.
+ * No method writes, deletes or signs URLs.
+ */
+
+export interface StoreObject {
+  /** The full object key. It stays inside the scanner: keys never reach the wire. */
+  readonly key: string;
+  readonly size: number;
+  /** Provider receipt or modification time; `null` when the provider gave none. */
+  readonly lastModified: Date | null;
+}
+
+export interface ListRequest {
+  readonly prefix: string;
+  /** Only `/` is used: one level of "directories" as common prefixes. */
+  readonly delimiter?: '/';
+  /** List keys strictly after this one (S3 `StartAfter`). */
+  readonly startAfter?: string;
+  /** Opaque token from the previous page of the same listing. */
+  readonly continuationToken?: string;
+  /** Requested page size; providers may return fewer. */
+  readonly maxKeys?: number;
+  readonly signal: AbortSignal;
+}
+
+export interface ListPage {
+  /** Objects in ascending key order (UTF-8 byte order). */
+  readonly objects: readonly StoreObject[];
+  /** Common prefixes when a delimiter was given, ascending. */
+  readonly prefixes: readonly string[];
+  /** Token for the next page, `null` on the last page. */
+  readonly nextToken: string | null;
+}
+
+export interface ReadRequest {
+  readonly key: string;
+  /** Objects larger than this are not read: the result is `tooLarge`. */
+  readonly maxBytes: number;
+  readonly signal: AbortSignal;
+}
+
+export type ReadResult =
+  | { readonly status: 'found'; readonly bytes: Uint8Array }
+  | { readonly status: 'absent' }
+  | { readonly status: 'too-large'; readonly size: number };
+
+export interface StoreDriver {
+  listPage(request: ListRequest): Promise<ListPage>;
+  read(request: ReadRequest): Promise<ReadResult>;
+  /** Releases connections; the driver is unusable afterwards. */
+  close(): void;
+}

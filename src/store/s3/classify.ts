@@ -1,0 +1,111 @@
+/**
+ * The one place S3 errors become failure categories. Inputs are what the AWS SDK v3 throws:
+ * service exceptions with `name` (the S3 error code) and `$metadata.httpStatusCode`, network
+ * errors with a Node `code`, and abort errors. The output carries viewer's own fixed message;
+ * the SDK error is kept only as `cause` for debugging and never reaches a response or a log line.
+ *
+ * Provider quirks (research s3-test-servers.md): OpenStack Swift's s3api answers an unknown access
+ * key with `SignatureDoesNotMatch` (AWS: `InvalidAccessKeyId`), a garbage continuation token with
+ * 500 `InternalError` (AWS: 400), and HEAD errors without a body (the SDK names them by status).
+ */
+import type { FailureCategory } from '../../contract/primitives.ts';
+import { StoreError } from '../../common/errors.ts';
+
+const BY_CODE: Record<string, FailureCategory> = {
+  InvalidAccessKeyId: 'authentication',
+  SignatureDoesNotMatch: 'authentication',
+  ExpiredToken: 'authentication',
+  InvalidToken: 'authentication',
+  TokenRefreshRequired: 'authentication',
+  CredentialsProviderError: 'authentication',
+  InvalidIdentityToken: 'authentication',
+  ExpiredTokenException: 'authentication',
+  AccessDenied: 'authorization',
+  AllAccessDisabled: 'authorization',
+  AccountProblem: 'authorization',
+  SlowDown: 'throttled',
+  Throttling: 'throttled',
+  ThrottlingException: 'throttled',
+  RequestLimitExceeded: 'throttled',
+  TooManyRequestsException: 'throttled',
+  NoSuchBucket: 'not_found',
+  InvalidBucketName: 'invalid_configuration',
+  PermanentRedirect: 'invalid_configuration',
+  AuthorizationHeaderMalformed: 'invalid_configuration',
+  IllegalLocationConstraintException: 'invalid_configuration',
+  InternalError: 'unavailable',
+  ServiceUnavailable: 'unavailable',
+  RequestTimeout: 'timeout',
+  RequestTimeTooSkewed: 'authentication',
+};
+
+const BY_NETWORK_CODE: Record<string, FailureCategory> = {
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  EPIPE: 'unavailable',
+  ENOTFOUND: 'unavailable',
+  EAI_AGAIN: 'unavailable',
+  EHOSTUNREACH: 'unavailable',
+  ENETUNREACH: 'unavailable',
+  ETIMEDOUT: 'timeout',
+  ESOCKETTIMEDOUT: 'timeout',
+};
+
+const MESSAGES: Record<FailureCategory, string> = {
+  canceled: 'the store request was canceled',
+  timeout: 'the store request timed out',
+  invalid_configuration: 'the store rejected the configured destination',
+  authentication: 'the store did not accept the credentials',
+  authorization: 'the credentials may not read the destination',
+  throttled: 'the store throttled the request',
+  unavailable: 'the store is unavailable',
+  not_found: 'the destination bucket does not exist',
+  incompatible_format: 'the store answered in an unexpected format',
+  safety_limit: 'a store safety limit was reached',
+};
+
+function statusCategory(status: number | undefined): FailureCategory | null {
+  if (status === undefined) return null;
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'authorization';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'throttled';
+  if (status === 408) return 'timeout';
+  if (status === 301 || status === 400) return 'invalid_configuration';
+  if (status >= 500) return 'unavailable';
+  return null;
+}
+
+interface SdkErrorShape {
+  name?: unknown;
+  code?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  cause?: unknown;
+}
+
+/** The category of an SDK failure; `signal` tells a deliberate abort from a deadline. */
+export function s3FailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
+  if (signal?.aborted === true) {
+    const reason: unknown = signal.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'canceled';
+  }
+  const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
+  const name = typeof e.name === 'string' ? e.name : '';
+  if (name === 'AbortError') return 'canceled';
+  if (name === 'TimeoutError') return 'timeout';
+  const byCode = BY_CODE[name];
+  if (byCode !== undefined) return byCode;
+  const net = typeof e.code === 'string' ? BY_NETWORK_CODE[e.code] : undefined;
+  if (net !== undefined) return net;
+  const byStatus = statusCategory(e.$metadata?.httpStatusCode);
+  if (byStatus !== null) return byStatus;
+  // A reply that is not S3 at all (an HTML error page, a proxy) fails XML parsing.
+  if (name === 'SyntaxError' || /Deserialization|XML/i.test(name)) return 'incompatible_format';
+  if (e.cause !== undefined && e.cause !== error) return s3FailureCategory(e.cause);
+  return 'unavailable';
+}
+
+export function toStoreError(error: unknown, signal?: AbortSignal): StoreError {
+  const category = s3FailureCategory(error, signal);
+  return new StoreError(category, MESSAGES[category], { cause: error });
+}

@@ -1,0 +1,148 @@
+/**
+ * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
+ * (ListObjectsV2 and GetObject only). Every setting the SDK would otherwise take from the
+ * environment or shared config files (region, endpoint, credentials, retries, checksums) is set
+ * explicitly here, so an explicit credential mode can never fall back to ambient configuration.
+ */
+import { readFile } from 'node:fs/promises';
+import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
+import { StoreError } from '../../common/errors.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
+import { toStoreError } from './classify.ts';
+
+export type S3Credentials =
+  | { readonly mode: 'static-files'; readonly accessKeyIdFile: string; readonly secretAccessKeyFile: string; readonly sessionTokenFile: string | null }
+  | { readonly mode: 'web-identity'; readonly tokenFile: string; readonly roleArn: string }
+  | { readonly mode: 'ambient' };
+
+export interface S3DriverOptions {
+  readonly bucket: string;
+  /** Required for explicit credentials; `null` lets the ambient chain pick one (standalone only). */
+  readonly region: string | null;
+  /** An S3-compatible endpoint (`http://127.0.0.1:9000`); path-style addressing is used when set. */
+  readonly endpoint: string | null;
+  readonly credentials: S3Credentials;
+  /** Maximum attempts per request, retries included. */
+  readonly maxAttempts?: number;
+}
+
+/** The region used with explicit credentials when none is configured (S3-compatible stores accept it). */
+export const FALLBACK_REGION = 'us-east-1';
+
+async function secretFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new StoreError('invalid_configuration', 'a credential file could not be read', { cause });
+  }
+  // Secrets mounted from Kubernetes or written by editors may end with one newline.
+  const value = text.endsWith('\n') ? text.slice(0, -1) : text;
+  // Access keys, secrets and session tokens are printable ASCII without spaces.
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new StoreError('invalid_configuration', 'a credential file is empty or malformed');
+  return value;
+}
+
+async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
+  const explicit = options.credentials.mode !== 'ambient';
+  const config: S3ClientConfig = {
+    maxAttempts: options.maxAttempts ?? 3,
+    retryMode: 'standard',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    useFipsEndpoint: false,
+    useDualstackEndpoint: false,
+    useArnRegion: false,
+    disableS3ExpressSessionAuth: true,
+    followRegionRedirects: false,
+  };
+  const region = options.region ?? (explicit ? FALLBACK_REGION : undefined);
+  if (region !== undefined) config.region = region;
+  if (options.endpoint !== null) {
+    config.endpoint = options.endpoint;
+    config.forcePathStyle = true;
+  }
+  const c = options.credentials;
+  if (c.mode === 'static-files') {
+    const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
+      secretFile(c.accessKeyIdFile),
+      secretFile(c.secretAccessKeyFile),
+      c.sessionTokenFile === null ? Promise.resolve(undefined) : secretFile(c.sessionTokenFile),
+    ]);
+    config.credentials = sessionToken === undefined ? { accessKeyId, secretAccessKey } : { accessKeyId, secretAccessKey, sessionToken };
+  } else if (c.mode === 'web-identity') {
+    config.credentials = fromTokenFile({
+      webIdentityTokenFile: c.tokenFile,
+      roleArn: c.roleArn,
+      roleSessionName: 'viewer',
+      clientConfig: { region: region ?? FALLBACK_REGION },
+    });
+  }
+  return config;
+}
+
+async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array | null> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > max) return null;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+export async function createS3Driver(options: S3DriverOptions): Promise<StoreDriver> {
+  const client = new S3Client(await clientConfig(options));
+  const bucket = options.bucket;
+  return {
+    async listPage(request: ListRequest): Promise<ListPage> {
+      const command = new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: request.prefix,
+        ...(request.delimiter === undefined ? {} : { Delimiter: request.delimiter }),
+        ...(request.startAfter === undefined ? {} : { StartAfter: request.startAfter }),
+        ...(request.continuationToken === undefined ? {} : { ContinuationToken: request.continuationToken }),
+        MaxKeys: request.maxKeys ?? 1000,
+      });
+      try {
+        const out = await client.send(command, { abortSignal: request.signal });
+        return {
+          objects: (out.Contents ?? []).flatMap((o) =>
+            o.Key === undefined ? [] : [{ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? null }],
+          ),
+          prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [p.Prefix])),
+          nextToken: out.IsTruncated === true && out.NextContinuationToken !== undefined ? out.NextContinuationToken : null,
+        };
+      } catch (error) {
+        throw toStoreError(error, request.signal);
+      }
+    },
+
+    async read(request: ReadRequest): Promise<ReadResult> {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: request.key }), { abortSignal: request.signal });
+        const body = out.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+        if (body === undefined) return { status: 'found', bytes: new Uint8Array() };
+        const size = out.ContentLength ?? 0;
+        if (size > request.maxBytes) {
+          body.destroy?.();
+          return { status: 'too-large', size };
+        }
+        const bytes = await readCapped(body, request.maxBytes);
+        if (bytes === null) {
+          body.destroy?.();
+          return { status: 'too-large', size };
+        }
+        return { status: 'found', bytes };
+      } catch (error) {
+        const name = (error as { name?: unknown }).name;
+        if ((name === 'NoSuchKey' || name === 'NotFound') && request.signal.aborted !== true) return { status: 'absent' };
+        throw toStoreError(error, request.signal);
+      }
+    },
+
+    close: () => client.destroy(),
+  };
+}
