@@ -4,6 +4,7 @@
  */
 import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
+import { runScan } from './commands/scan.ts';
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
@@ -16,6 +17,7 @@ const USAGE = `usage: viewer [command]
 commands:
   (none)        start the mode RUNTIME_MODE selects (standalone by default)
   check-config  validate the configuration and print a summary without secrets
+  scan          scan the configured scope once and print the evidence as JSON
   help          print this text
 `;
 
@@ -29,18 +31,24 @@ function loadConfig(): Config | null {
   return result.config;
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
     return EXIT.ok;
   }
-  if (rest.length > 0 || (command !== undefined && command !== 'check-config')) {
+  if (rest.length > 0 || (command !== undefined && command !== 'check-config' && command !== 'scan')) {
     process.stderr.write(USAGE);
     return EXIT.usage;
   }
   const config = loadConfig();
   if (config === null) return EXIT.config;
+  if (command === 'scan') {
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    return runScan(config, stop.signal);
+  }
   if (command === 'check-config') {
     process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
     return EXIT.ok;
@@ -52,4 +60,4 @@ function main(argv: readonly string[]): number {
   return config.mode === 'standalone' ? EXIT.ok : EXIT.unavailable;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

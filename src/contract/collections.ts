@@ -21,7 +21,7 @@ import {
   WalName,
 } from './primitives.ts';
 
-const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 /** Barman's own `backup.info` status values, exported verbatim (D-07). */
 export const BACKUP_STATUSES = ['DONE', 'EMPTY', 'FAILED', 'STARTED', 'SYNCING', 'WAITING_FOR_WALS'] as const;

@@ -1,0 +1,81 @@
+/**
+ * `viewer scan`: one scan of one scope with the configured environment. Prints one JSON document
+ * on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps", "recovery_paths"}`, each item exactly
+ * as the API serves it; progress on stderr when it is a terminal. Exit 0 on a complete scan, 1
+ * naming the failure category otherwise.
+ */
+import { categoryOf } from '../../common/errors.ts';
+import { BudgetMeter } from '../../evidence/listing.ts';
+import { scanScope } from '../../evidence/scope-scan.ts';
+import { destinationFingerprint } from '../../publication/fingerprint.ts';
+import { Publisher, type Publication } from '../../publication/publisher.ts';
+import { confine, scopeRoot } from '../../store/confined.ts';
+import type { Config } from '../config/config.ts';
+import { createDriver } from '../store-factory.ts';
+import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
+
+export function scanDocument(p: Publication): string {
+  return JSON.stringify({
+    snapshot: JSON.parse(p.snapshotJson) as unknown,
+    backups: p.backups,
+    wal_ranges: p.walRanges,
+    wal_gaps: p.walGaps,
+    recovery_paths: p.recoveryPaths,
+  });
+}
+
+export async function runScan(config: Config, signal: AbortSignal): Promise<number> {
+  const destination = config.destination;
+  const server = config.mode === 'sidecar' ? config.serverName : config.serverNames?.length === 1 ? config.serverNames[0] : undefined;
+  if (destination === null || server === undefined) {
+    process.stderr.write('viewer: scan needs DESTINATION_PATH and exactly one ARCHIVE_SERVER_NAMES entry\n');
+    return 64;
+  }
+  const publisher = new Publisher(
+    {
+      cluster: config.cluster ?? standaloneCluster,
+      provider: destination.provider,
+      fingerprint: destinationFingerprint(destination, config.endpointUrl),
+      server,
+      producerVersion: PRODUCER_VERSION,
+    },
+    config.retention,
+    config.freshnessThresholdSeconds * 1000,
+  );
+  const meter = new BudgetMeter({ maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects });
+  const startedAt = new Date();
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(config.scan.timeoutSeconds * 1000)]);
+  const progress = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\rviewer: ${meter.pages} pages, ${meter.objects} objects`), 250) : null;
+  let publication: Publication;
+  let failure: string | null = null;
+  try {
+    const root = scopeRoot(destination.prefix, server);
+    const driver = confine(await createDriver(config), root);
+    try {
+      const evidence = await scanScope({ server, root, driver, signal: deadline, meter, concurrency: config.scan.concurrency, ...publisher.nextScan });
+      publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+      if (publication.snapshot.inventory.last_failure_category !== null) failure = publication.snapshot.inventory.last_failure_category;
+    } finally {
+      driver.close();
+    }
+  } catch (error) {
+    const category = deadline.aborted && !signal.aborted ? 'timeout' : categoryOf(error);
+    publication = publisher.fail(category, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+    failure = category;
+  } finally {
+    if (progress !== null) {
+      clearInterval(progress);
+      process.stderr.write('\n');
+    }
+  }
+  if (publication.violations.length > 0) {
+    process.stderr.write(`viewer: scan produced an invalid publication (${publication.violations.length} violations)\n`);
+    return 70;
+  }
+  process.stdout.write(`${scanDocument(publication)}\n`);
+  if (failure !== null) {
+    process.stderr.write(`viewer: scan failed: ${failure}\n`);
+    return 1;
+  }
+  return 0;
+}

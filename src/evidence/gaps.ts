@@ -1,0 +1,88 @@
+/**
+ * WAL gaps and their lifecycle. A gap is a run of missing positions strictly between two observed
+ * segments of one timeline; positions before a timeline's first or after its last observed
+ * segment are not gaps (nothing says they should exist there yet, or any longer).
+ *
+ * Lifecycle (docs/design/evidence.md §Gaps): every gap starts `candidate`. It becomes `confirmed`
+ * when the archive has moved on past it: either it was already missing in an earlier complete
+ * generation and the segment after it was received at least SETTLE before the archive's newest
+ * receipt, or that segment was received at least LONG_SETTLE before the newest receipt (archiving
+ * never lags that long behind a segment that came later). Receipt times are the store's own, so
+ * the rule needs no agreement between the store's clock and ours. Generations advance only on
+ * complete scans; a gap inherits the earliest first observation of any earlier gap it overlaps.
+ */
+import { nextPosition, positionExists, positionsBetween, walName, type WalGeometry } from '../postgres/wal.ts';
+import type { TimelineWal } from './wal-archive.ts';
+
+export const SETTLE_MS = 5 * 60 * 1000;
+export const LONG_SETTLE_MS = 60 * 60 * 1000;
+
+export interface Gap {
+  readonly timeline: number;
+  readonly start: number;
+  readonly end: number;
+  readonly count: number;
+  readonly status: 'candidate' | 'confirmed';
+  readonly firstObservedGeneration: number;
+  readonly lastObservedGeneration: number;
+}
+
+/** What a previous complete generation recorded about a gap. */
+export interface GapMemory {
+  readonly timeline: number;
+  readonly start: number;
+  readonly end: number;
+  readonly firstObservedGeneration: number;
+}
+
+export interface GapContext {
+  readonly geometry: WalGeometry;
+  /** The generation this scan would publish if complete. */
+  readonly generation: number;
+  readonly previous: readonly GapMemory[];
+  /** Newest receipt time in the archive (epoch ms). */
+  readonly newestReceipt: number | null;
+  /** Confirmation needs a trustworthy geometry; without it every gap stays a candidate. */
+  readonly geometryKnown: boolean;
+}
+
+function previousPosition(position: number, g: WalGeometry): number {
+  const p = position - 1;
+  return positionExists(p, g) ? p : p - 1;
+}
+
+export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap[] {
+  const gaps: Gap[] = [];
+  for (const tl of timelines) {
+    for (let i = 1; i < tl.ranges.length; i++) {
+      const before = tl.ranges[i - 1];
+      const after = tl.ranges[i];
+      if (before === undefined || after === undefined) continue;
+      const start = nextPosition(before.end, ctx.geometry);
+      const end = previousPosition(after.start, ctx.geometry);
+      if (end < start) continue;
+      const count = positionsBetween(start, end, ctx.geometry);
+      const earlier = ctx.previous.filter((m) => m.timeline === tl.timeline && m.start <= end && m.end >= start);
+      const first = Math.min(ctx.generation, ...earlier.map((m) => m.firstObservedGeneration));
+      // The segment after the gap: the first of the following range.
+      const followingReceipt = after.startReceipt;
+      const movedOn = (ms: number) => ctx.newestReceipt !== null && followingReceipt !== null && ctx.newestReceipt - followingReceipt >= ms;
+      const confirmed = ctx.geometryKnown && ((first < ctx.generation && movedOn(SETTLE_MS)) || movedOn(LONG_SETTLE_MS));
+      gaps.push({
+        timeline: tl.timeline,
+        start,
+        end,
+        count,
+        status: confirmed ? 'confirmed' : 'candidate',
+        firstObservedGeneration: first,
+        lastObservedGeneration: ctx.generation,
+      });
+    }
+  }
+  return gaps;
+}
+
+export const gapNames = (g: Gap, geometry: WalGeometry) => ({
+  first: walName(g.timeline, g.start, geometry),
+  last: walName(g.timeline, g.end, geometry),
+});

@@ -1,0 +1,60 @@
+/**
+ * Paged listing under a prefix within a scan's budgets: every page and object is counted against
+ * the budget, the next page is requested before the current one is handed over (so per-key work
+ * hides behind the store's latency), and reaching a budget is a `SafetyLimitError`, never a
+ * silently short listing.
+ */
+import { SafetyLimitError } from '../common/errors.ts';
+import type { ListPage, StoreDriver } from '../store/driver.ts';
+
+export interface ScanBudget {
+  readonly maxPages: number;
+  readonly maxObjects: number;
+}
+
+/** Counters shared by every listing of one scan. */
+export class BudgetMeter {
+  pages = 0;
+  objects = 0;
+  readonly #budget: ScanBudget;
+  constructor(budget: ScanBudget) {
+    this.#budget = budget;
+  }
+
+  charge(page: ListPage): void {
+    this.pages += 1;
+    this.objects += page.objects.length;
+    if (this.pages > this.#budget.maxPages) throw new SafetyLimitError('pages');
+    if (this.objects > this.#budget.maxObjects) throw new SafetyLimitError('objects');
+  }
+}
+
+export interface ListingOptions {
+  readonly prefix: string;
+  readonly delimiter?: '/';
+  readonly signal: AbortSignal;
+  readonly meter: BudgetMeter;
+  readonly pageSize?: number;
+}
+
+/** Every page of one listing, in order. */
+export async function* listPages(driver: StoreDriver, options: ListingOptions): AsyncGenerator<ListPage> {
+  const request = (continuationToken?: string) =>
+    driver.listPage({
+      prefix: options.prefix,
+      signal: options.signal,
+      maxKeys: options.pageSize ?? 1000,
+      ...(options.delimiter === undefined ? {} : { delimiter: options.delimiter }),
+      ...(continuationToken === undefined ? {} : { continuationToken }),
+    });
+  let pending: Promise<ListPage> | null = request();
+  while (pending !== null) {
+    const page: ListPage = await pending;
+    options.meter.charge(page);
+    // Ask for the next page first: the caller's work on this one overlaps the store's.
+    pending = page.nextToken === null ? null : request(page.nextToken);
+    // An abandoned prefetch must not surface as an unhandled rejection.
+    pending?.catch(() => undefined);
+    yield page;
+  }
+}

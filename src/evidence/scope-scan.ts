@@ -1,0 +1,259 @@
+/**
+ * One scan of one barman-cloud server scope (`<prefix>/<server>/`): list `base/`, read each
+ * `backup.info` and keep annotation, settle the WAL geometry, stream `wals/` into ranges, read
+ * the history files, count whatever else lies under the scope, then derive gaps, timelines,
+ * backup states and recovery paths. All store access goes through the (confined) driver it is
+ * given; budgets and cancellation come from the caller. Counts of objects and bytes are exact.
+ */
+import { ViewerError } from '../common/errors.ts';
+import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
+import { compareWalRuns } from '../contract/order.ts';
+import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfoResult } from '../format/barman-cloud/backup-info.ts';
+import { classifyKey } from '../format/barman-cloud/classify.ts';
+import { decompress } from '../format/barman-cloud/decompress.ts';
+import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
+import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
+import type { StoreDriver } from '../store/driver.ts';
+import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
+import { BackupCatalog, type BackupDirectory } from './catalog.ts';
+import { findGaps, type Gap, type GapMemory } from './gaps.ts';
+import { listPages, type BudgetMeter } from './listing.ts';
+import { recoveryPaths } from './recovery-paths.ts';
+import { TimelineGraph, type HistoryStatus } from './timelines.ts';
+import { WalArchive, type WalCounts } from './wal-archive.ts';
+import { WalIndex } from './wal-index.ts';
+
+export interface ScopeLimits {
+  readonly maxBackups: number;
+  readonly maxRanges: number;
+  readonly maxHistoryFiles: number;
+  readonly maxPartials: number;
+}
+
+export const DEFAULT_SCOPE_LIMITS: ScopeLimits = { maxBackups: 10_000, maxRanges: 100_000, maxHistoryFiles: 1_000, maxPartials: 10_000 };
+
+export interface ScopeScanOptions {
+  readonly server: string;
+  /** `<prefix>/<server>/`: every request stays under it. */
+  readonly root: string;
+  readonly driver: StoreDriver;
+  readonly signal: AbortSignal;
+  readonly meter: BudgetMeter;
+  readonly concurrency: number;
+  readonly limits?: ScopeLimits;
+  /** The generation this scan will publish if it completes. */
+  readonly generation: number;
+  readonly previousGaps: readonly GapMemory[];
+}
+
+export type GeometryIssue = 'unknown' | 'conflict' | null;
+
+export interface ScopeEvidence {
+  readonly server: string;
+  readonly objectCount: number;
+  readonly storedBytes: number;
+  readonly unknownObjects: number;
+  readonly backups: readonly BackupFacts[];
+  readonly walCounts: WalCounts;
+  readonly ranges: readonly WalRangeItem[];
+  readonly gaps: readonly WalGapItem[];
+  readonly gapMemory: readonly GapMemory[];
+  readonly paths: readonly RecoveryPathItem[];
+  readonly geometry: WalGeometry | null;
+  readonly geometryIssue: GeometryIssue;
+  readonly graph: TimelineGraph;
+  readonly histories: ReadonlyMap<number, HistoryStatus>;
+  readonly systemIds: ReadonlySet<string>;
+  readonly rangesTruncated: boolean;
+  readonly diagnosticsTruncated: boolean;
+  /** Newest receipt time of any WAL object (epoch ms). */
+  readonly latestWalReceipt: number | null;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+const KEEP_MAX_BYTES = 64;
+
+async function readKeep(driver: StoreDriver, dir: BackupDirectory, signal: AbortSignal): Promise<KeepTarget> {
+  if (dir.keepKey === null) return null;
+  const r = await driver.read({ key: dir.keepKey, maxBytes: KEEP_MAX_BYTES, signal });
+  if (r.status !== 'found') return r.status === 'absent' ? null : 'unrecognized';
+  const text = Buffer.from(r.bytes).toString('latin1').trim();
+  return text === 'full' || text === 'standalone' ? text : 'unrecognized';
+}
+
+async function readInfo(driver: StoreDriver, dir: BackupDirectory, signal: AbortSignal): Promise<BackupInfoResult | null> {
+  if (dir.infoKey === null) return null;
+  const r = await driver.read({ key: dir.infoKey, maxBytes: MAX_BACKUP_INFO_BYTES, signal });
+  if (r.status === 'absent') return null;
+  if (r.status === 'too-large') return { ok: false, reason: 'backup-info-too-large' };
+  return parseBackupInfo(r.bytes);
+}
+
+/** The archive's geometry as the metadata declares it: one segment size, one side of 9.3. */
+function settleGeometry(infos: readonly (BackupInfoResult | null)[]): { geometry: WalGeometry | null; issue: GeometryIssue } {
+  const declared = infos.flatMap((r) => (r?.ok === true && r.info.segmentSize !== null ? [r.info] : []));
+  const sizes = new Set(declared.map((i) => i.segmentSize));
+  const old = new Set(declared.map((i) => i.version !== null && i.version < VERSION_WITH_SEGMENT_FF));
+  if (sizes.size === 0) return { geometry: null, issue: 'unknown' };
+  if (sizes.size > 1 || old.size > 1) return { geometry: null, issue: 'conflict' };
+  const [size] = sizes;
+  return { geometry: makeGeometry(size ?? DEFAULT_SEGMENT_SIZE, old.has(true) ? VERSION_WITH_SEGMENT_FF - 1 : null), issue: null };
+}
+
+const HISTORY_MAX_STORED_BYTES = 64 * 1024;
+
+async function readHistory(driver: StoreDriver, h: { timeline: number; key: string; compression: Parameters<typeof decompress>[1] | null }, signal: AbortSignal): Promise<HistoryStatus> {
+  const r = await driver.read({ key: h.key, maxBytes: HISTORY_MAX_STORED_BYTES, signal });
+  if (r.status === 'absent') return { status: 'unread' };
+  if (r.status === 'too-large') return { status: 'invalid', reason: 'history-too-large' };
+  let bytes = r.bytes;
+  if (h.compression !== null) {
+    const d = await decompress(bytes, h.compression, MAX_HISTORY_BYTES);
+    if (!d.ok) return { status: 'invalid', reason: d.reason };
+    bytes = d.bytes;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { status: 'invalid', reason: 'history-not-utf8' };
+  }
+  const parsed = parseTimelineHistory(text, h.timeline);
+  return parsed.ok ? { status: 'valid', entries: parsed.entries } : { status: 'invalid', reason: parsed.reason };
+}
+
+export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
+  const limits = o.limits ?? DEFAULT_SCOPE_LIMITS;
+  const relative = (key: string) => key.slice(o.root.length);
+  let objectCount = 0;
+  let storedBytes = 0;
+  let unknownObjects = 0;
+  const count = (size: number) => {
+    objectCount += 1;
+    storedBytes += size;
+  };
+
+  // 1. Backup directories.
+  const catalog = new BackupCatalog(limits.maxBackups);
+  for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
+    for (const obj of page.objects) {
+      count(obj.size);
+      catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
+    }
+  }
+  unknownObjects += catalog.unknownObjects;
+  const dirs = [...catalog.directories.values()].sort((a, b) => (a.backupId < b.backupId ? -1 : a.backupId > b.backupId ? 1 : 0));
+  const infos = await mapLimit(dirs, o.concurrency, (d) => readInfo(o.driver, d, o.signal));
+  const keeps = await mapLimit(dirs, o.concurrency, (d) => readKeep(o.driver, d, o.signal));
+
+  // 2. Geometry from the metadata; without it ranges use PostgreSQL's default and stay unconfirmed.
+  const settled = settleGeometry(infos);
+  const rangeGeometry = settled.geometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
+
+  // 3. The WAL archive, streamed.
+  const wal = new WalArchive(rangeGeometry, limits);
+  for await (const page of listPages(o.driver, { prefix: `${o.root}wals/`, signal: o.signal, meter: o.meter })) {
+    for (const obj of page.objects) {
+      count(obj.size);
+      wal.add(classifyKey(relative(obj.key)), obj.lastModified?.getTime() ?? null, obj.key, obj.size);
+    }
+  }
+
+  // 4. Everything else under the scope is counted, and is unknown.
+  for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
+    for (const obj of page.objects) {
+      count(obj.size);
+      unknownObjects += 1;
+    }
+    for (const prefix of page.prefixes) {
+      if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
+      for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
+        for (const obj of inner.objects) {
+          count(obj.size);
+          unknownObjects += 1;
+        }
+      }
+    }
+  }
+
+  // 5. Timeline histories.
+  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(o.driver, h, o.signal));
+  const histories = new Map<number, HistoryStatus>(wal.histories.map((h, i) => [h.timeline, historyResults[i] ?? { status: 'unread' }]));
+
+  if (o.signal.aborted) throw new ViewerError('canceled', 'the scan was canceled');
+
+  // 6. Derived evidence.
+  const gapList: Gap[] = findGaps(wal.timelines.values(), {
+    geometry: rangeGeometry,
+    generation: o.generation,
+    previous: o.previousGaps,
+    newestReceipt: wal.latestReceipt,
+    geometryKnown: settled.geometry !== null,
+  });
+  const index = new WalIndex(wal.timelines, gapList);
+  const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
+  const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
+  const backups = dirs.map((d, i) => evaluateBackup(d, infos[i] ?? null, keeps[i] ?? null, { server: o.server, geometry: settled.geometry, index }));
+  const paths = backups.flatMap((b) => recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index }));
+
+  const ranges: WalRangeItem[] = [...wal.timelines.values()].flatMap((tl) =>
+    tl.ranges.map((r) => ({
+      server: o.server,
+      timeline: tl.timeline,
+      start_position: r.start,
+      end_position: r.end,
+      segment_count: r.count,
+      first_wal: walName(tl.timeline, r.start, rangeGeometry),
+      last_wal: walName(tl.timeline, r.end, rangeGeometry),
+      latest_receipt_at: r.latestReceipt === null ? null : new Date(r.latestReceipt).toISOString(),
+      end_receipt_at: r.endReceipt === null ? null : new Date(r.endReceipt).toISOString(),
+    })),
+  );
+  const gaps: WalGapItem[] = gapList.map((g) => ({
+    server: o.server,
+    timeline: g.timeline,
+    start_position: g.start,
+    end_position: g.end,
+    segment_count: g.count,
+    first_wal: walName(g.timeline, g.start, rangeGeometry),
+    last_wal: walName(g.timeline, g.end, rangeGeometry),
+    status: g.status,
+    first_observed_generation: g.firstObservedGeneration,
+    last_observed_generation: g.lastObservedGeneration,
+  }));
+  const systemIds = new Set(infos.flatMap((r) => (r?.ok === true && r.info.systemId !== null ? [r.info.systemId] : [])));
+
+  return {
+    server: o.server,
+    objectCount,
+    storedBytes,
+    unknownObjects: unknownObjects + wal.counts.unknown,
+    backups,
+    walCounts: { ...wal.counts },
+    ranges: ranges.sort(compareWalRuns),
+    gaps: gaps.sort(compareWalRuns),
+    gapMemory: gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration })),
+    paths,
+    geometry: settled.geometry,
+    geometryIssue: settled.issue,
+    graph,
+    histories,
+    systemIds,
+    rangesTruncated: wal.rangesTruncated,
+    diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated,
+    latestWalReceipt: wal.latestReceipt,
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Streams the classified objects of one server's `wals/` area into compact evidence: per
+ * timeline, the contiguous ranges of segments observed, plus exact class counts, `.partial`
+ * positions and the history files to read. Memory grows with the number of ranges (that is, with
+ * the holes), never with the number of objects. Design: docs/design/evidence.md §WAL.
+ *
+ * Listing order matters and is checked: within a timeline, segment positions must arrive
+ * ascending (S3 lists keys in byte order, and barman-cloud's hash directories sort by timeline
+ * then log). A store that lists out of order makes the evidence `incompatible_format` instead of
+ * producing invented gaps.
+ */
+import { ViewerError } from '../common/errors.ts';
+import type { ClassifiedKey, WalCompression } from '../format/barman-cloud/classify.ts';
+import { nextPosition, parseWalName, positionsBetween, type WalGeometry } from '../postgres/wal.ts';
+
+/** A run of consecutive existing positions, all observed, on one timeline. */
+export interface WalRange {
+  readonly start: number;
+  end: number;
+  /** Segments observed in the run (positions skipped by pre-9.3 numbering are not counted). */
+  count: number;
+  /** Receipt time of the run's first segment (largest among its copies), epoch milliseconds. */
+  startReceipt: number | null;
+  /** Largest provider receipt time in the run, epoch milliseconds. */
+  latestReceipt: number | null;
+  /** Receipt time of the run's last segment (largest among its copies). */
+  endReceipt: number | null;
+  /** Some segment of the run is stored compressed. */
+  compressed: boolean;
+  /** Some segment of the run is stored under more than one key. */
+  duplicated: boolean;
+}
+
+export interface TimelineWal {
+  readonly timeline: number;
+  readonly ranges: WalRange[];
+  /** Positions for which a `.partial` segment exists (few: one per promotion). */
+  readonly partials: Set<number>;
+}
+
+export interface HistoryObject {
+  readonly timeline: number;
+  readonly key: string;
+  readonly size: number;
+  readonly compression: WalCompression | null;
+}
+
+export interface WalCounts {
+  segment: number;
+  partial: number;
+  history: number;
+  backup_history: number;
+  unknown: number;
+  duplicate: number;
+}
+
+export interface WalArchiveLimits {
+  /** Ceiling on ranges held across all timelines (ranges_truncated when reached). */
+  readonly maxRanges: number;
+  /** Ceiling on history files retained for reading (diagnostics_truncated when reached). */
+  readonly maxHistoryFiles: number;
+  /** Ceiling on `.partial` positions retained. */
+  readonly maxPartials: number;
+}
+
+export class WalArchive {
+  readonly counts: WalCounts = { segment: 0, partial: 0, history: 0, backup_history: 0, unknown: 0, duplicate: 0 };
+  readonly timelines = new Map<number, TimelineWal>();
+  readonly histories: HistoryObject[] = [];
+  rangesTruncated = false;
+  diagnosticsTruncated = false;
+  /** Latest receipt time of any object under wals/ (epoch ms). */
+  latestReceipt: number | null = null;
+  #rangeCount = 0;
+  #partialCount = 0;
+  #lastSegment: string | null = null;
+  #lastHistory: number | null = null;
+  readonly #geometry: WalGeometry;
+  readonly #limits: WalArchiveLimits;
+
+  constructor(geometry: WalGeometry, limits: WalArchiveLimits) {
+    this.#geometry = geometry;
+    this.#limits = limits;
+  }
+
+  #timeline(t: number): TimelineWal {
+    let tl = this.timelines.get(t);
+    if (tl === undefined) {
+      tl = { timeline: t, ranges: [], partials: new Set() };
+      this.timelines.set(t, tl);
+    }
+    return tl;
+  }
+
+  /** Adds one object under `wals/`, classified, with its receipt time (epoch ms) and key. */
+  add(c: ClassifiedKey, receipt: number | null, key: string, size: number): void {
+    if (receipt !== null && (this.latestReceipt === null || receipt > this.latestReceipt)) this.latestReceipt = receipt;
+    switch (c.kind) {
+      case 'wal-segment':
+        return this.#segment(c.walName, c.compression !== null, receipt);
+      case 'wal-partial': {
+        const p = parseWalName(c.walName, this.#geometry);
+        if (p === null) {
+          this.counts.unknown += 1;
+          return;
+        }
+        this.counts.partial += 1;
+        const partials = this.#timeline(p.timeline).partials;
+        if (this.#partialCount < this.#limits.maxPartials) {
+          if (!partials.has(p.position)) this.#partialCount += 1;
+          partials.add(p.position);
+        } else this.diagnosticsTruncated = true;
+        return;
+      }
+      case 'wal-backup-history':
+        this.counts.backup_history += 1;
+        return;
+      case 'wal-history':
+        if (this.#lastHistory === c.timeline) {
+          // Two keys for one history file (a compression change): one is a duplicate.
+          this.counts.duplicate += 1;
+          return;
+        }
+        this.#lastHistory = c.timeline;
+        this.counts.history += 1;
+        if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push({ timeline: c.timeline, key, size, compression: c.compression });
+        else this.diagnosticsTruncated = true;
+        return;
+      default:
+        this.counts.unknown += 1;
+    }
+  }
+
+  #segment(name: string, compressed: boolean, receipt: number | null): void {
+    const p = parseWalName(name, this.#geometry);
+    if (p === null) {
+      this.counts.unknown += 1;
+      return;
+    }
+    const tl = this.#timeline(p.timeline);
+    const last = tl.ranges.at(-1);
+    if (name === this.#lastSegment && last !== undefined && last.end === p.position) {
+      // The same WAL name under another key (e.g. X and X.gz): one segment, one duplicate copy.
+      this.counts.duplicate += 1;
+      last.duplicated = true;
+      last.compressed ||= compressed;
+      if (receipt !== null) {
+        if (last.count === 1) last.startReceipt = Math.max(last.startReceipt ?? receipt, receipt);
+        last.endReceipt = Math.max(last.endReceipt ?? receipt, receipt);
+        last.latestReceipt = Math.max(last.latestReceipt ?? receipt, receipt);
+      }
+      return;
+    }
+    this.#lastSegment = name;
+    this.counts.segment += 1;
+    if (last !== undefined && p.position <= last.end) {
+      throw new ViewerError('incompatible_format', 'the store listed WAL segments out of order');
+    }
+    if (last !== undefined && p.position === nextPosition(last.end, this.#geometry)) {
+      last.end = p.position;
+      last.count += 1;
+      last.compressed ||= compressed;
+      last.endReceipt = receipt;
+      if (receipt !== null) last.latestReceipt = Math.max(last.latestReceipt ?? receipt, receipt);
+      return;
+    }
+    if (this.#rangeCount >= this.#limits.maxRanges) {
+      this.rangesTruncated = true;
+      return;
+    }
+    this.#rangeCount += 1;
+    tl.ranges.push({ start: p.position, end: p.position, count: 1, startReceipt: receipt, latestReceipt: receipt, endReceipt: receipt, compressed, duplicated: false });
+  }
+
+  /** Missing existing positions between `from` and `to`, inclusive. */
+  missingBetween(from: number, to: number): number {
+    return positionsBetween(from, to, this.#geometry);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Read-only lookups over the compact WAL evidence of one server: which range holds a position,
+ * which gap, where a timeline's observed WAL ends. Used by the backup and recovery-path rules.
+ */
+import type { Gap } from './gaps.ts';
+import type { TimelineWal, WalRange } from './wal-archive.ts';
+
+export type Absence =
+  | { readonly kind: 'gap'; readonly gap: Gap }
+  /** Before the first observed segment of the timeline: removed, or never archived. */
+  | { readonly kind: 'before-observed' }
+  /** After the last observed segment of the timeline (or the timeline has none): not archived yet. */
+  | { readonly kind: 'beyond-observed' };
+
+export class WalIndex {
+  readonly #timelines: ReadonlyMap<number, TimelineWal>;
+  readonly #gaps: ReadonlyMap<number, readonly Gap[]>;
+
+  constructor(timelines: ReadonlyMap<number, TimelineWal>, gaps: readonly Gap[]) {
+    this.#timelines = timelines;
+    const byTimeline = new Map<number, Gap[]>();
+    for (const g of gaps) byTimeline.set(g.timeline, [...(byTimeline.get(g.timeline) ?? []), g]);
+    this.#gaps = byTimeline;
+  }
+
+  /** The observed range holding `position` on `timeline`, if any (binary search). */
+  rangeAt(timeline: number, position: number): WalRange | null {
+    const ranges = this.#timelines.get(timeline)?.ranges ?? [];
+    let lo = 0;
+    let hi = ranges.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = ranges[mid] as WalRange;
+      if (position < r.start) hi = mid - 1;
+      else if (position > r.end) lo = mid + 1;
+      else return r;
+    }
+    return null;
+  }
+
+  /** Why `position` is not observed on `timeline` (call only when `rangeAt` found nothing). */
+  absence(timeline: number, position: number): Absence {
+    const gap = (this.#gaps.get(timeline) ?? []).find((g) => g.start <= position && position <= g.end);
+    if (gap !== undefined) return { kind: 'gap', gap };
+    const first = this.#timelines.get(timeline)?.ranges[0];
+    return first !== undefined && position < first.start ? { kind: 'before-observed' } : { kind: 'beyond-observed' };
+  }
+
+  hasPartial(timeline: number, position: number): boolean {
+    return this.#timelines.get(timeline)?.partials.has(position) ?? false;
+  }
+
+  lastObserved(timeline: number): WalRange | null {
+    return this.#timelines.get(timeline)?.ranges.at(-1) ?? null;
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * Immutable publications of one scope and the transitions between them (spec "Publication
+ * transitions"). `revision` advances on every published attempt result, and also when the
+ * freshness threshold makes the evidence stale (so one `(revision, evidence_generation)` always
+ * means one byte-identical body, D-31); `evidence_generation` advances only on a complete scan.
+ * A failed or truncated attempt keeps the previous complete generation, sets `stale`, and makes
+ * every current state `unknown` with a typed `refresh-<category>` reason.
+ *
+ * Every publication is validated by the one wire validator before it is returned; a publication
+ * that fails carries its violations, and the surfaces answer 500 `invalid-publication` for it.
+ */
+import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
+import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
+import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type StateReason } from '../contract/primitives.ts';
+import { serialize } from '../contract/serialize.ts';
+import { CAPABILITY_IDS, type ArchiveCloudSummary, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { wireViolations, type Violation } from '../contract/validate.ts';
+import type { GapMemory } from '../evidence/gaps.ts';
+import type { ScopeEvidence } from '../evidence/scope-scan.ts';
+import { summarize, type Expectations } from '../evidence/summary.ts';
+
+export interface PublicationIdentity {
+  readonly cluster: { readonly namespace: string; readonly uid: string; readonly name: string | null };
+  readonly provider: Provider;
+  readonly fingerprint: string;
+  readonly server: string;
+  readonly producerVersion: string;
+}
+
+export interface Publication {
+  readonly revision: number;
+  readonly generation: number;
+  readonly snapshot: RepositoryEvidenceSnapshot;
+  /** The canonical serialization of `snapshot`. */
+  readonly snapshotJson: string;
+  readonly backups: readonly BackupItem[];
+  readonly walRanges: readonly WalRangeItem[];
+  readonly walGaps: readonly WalGapItem[];
+  readonly recoveryPaths: readonly RecoveryPathItem[];
+  /** Empty when the publication is valid; otherwise the surfaces serve 500 `invalid-publication`. */
+  readonly violations: readonly Violation[];
+}
+
+/** Facts of one refresh attempt, successful or not. */
+export interface Attempt {
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly pages: number;
+  readonly objects: number;
+}
+
+const iso = (d: Date) => d.toISOString();
+const reason = (code: string, message: string): Reason => ({ code, message });
+const unknown = (r: Reason): StateReason => ({ state: 'unknown', reason: r });
+
+/** `refresh-<category>`: the typed reason of a failed refresh (the spec's `refresh-throttled`). */
+export function refreshReason(category: FailureCategory): Reason {
+  return reason(`refresh-${category.replaceAll('_', '-')}`, `The latest refresh failed (${category.replaceAll('_', ' ')}); earlier evidence, if any, is retained.`);
+}
+
+const STALE = reason('evidence-stale', 'Evidence is older than the freshness threshold.');
+const NO_SCAN = reason('no-completed-scan', 'No scan has completed yet.');
+
+function emptySummary(r: Reason): ArchiveCloudSummary {
+  return {
+    backup_items: null,
+    wal_range_items: null,
+    wal_gap_items: null,
+    recovery_path_items: null,
+    structurally_usable_backups: null,
+    backup_states: null,
+    wal_counts: null,
+    wal: unknown(r),
+    timeline: unknown(r),
+    coverage: unknown(r),
+    retention: {
+      visible_backups: null,
+      structurally_usable_backups: null,
+      oldest_completion_at: null,
+      newest_completion_at: null,
+      minimum_configured: false,
+      policy_configured: false,
+      minimum_redundancy: null,
+      ...unknown(r),
+    },
+    latest_archive_receipt_at: null,
+    ranges_truncated: false,
+    diagnostics_truncated: false,
+  };
+}
+
+/** Every current-evidence state of `s` made `unknown` with `r` (stale or failed publications). */
+function withoutCurrentStates(s: RepositoryEvidenceSnapshot, r: Reason): RepositoryEvidenceSnapshot {
+  const ac = s.details.archive_cloud;
+  return {
+    ...s,
+    stale: true,
+    state: 'unknown',
+    reason: r,
+    capabilities: s.capabilities.map((c) => ({ ...c, state: 'unknown', reason: c.support === 'supported' ? r : c.reason })),
+    details: {
+      type: DETAILS_TYPE_ARCHIVE_CLOUD,
+      archive_cloud: { ...ac, wal: unknown(r), timeline: unknown(r), coverage: unknown(r), retention: { ...ac.retention, ...unknown(r) } },
+    },
+  };
+}
+
+export class Publisher {
+  readonly #identity: PublicationIdentity;
+  readonly #expectations: Expectations;
+  readonly #freshnessMs: number;
+  #current: Publication;
+  #gapMemory: readonly GapMemory[] = [];
+  /** The last complete evidence, kept to rebuild stale or failed publications. */
+  #completeSnapshot: RepositoryEvidenceSnapshot | null = null;
+
+  constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number) {
+    this.#identity = identity;
+    this.#expectations = expectations;
+    this.#freshnessMs = freshnessMs;
+    this.#current = this.#publish(this.#initial(), [], [], [], []);
+  }
+
+  get current(): Publication {
+    return this.#current;
+  }
+
+  /** What the next complete scan needs: its generation number and the gaps seen so far. */
+  get nextScan(): { generation: number; previousGaps: readonly GapMemory[] } {
+    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory };
+  }
+
+  #initial(): RepositoryEvidenceSnapshot {
+    return {
+      api_version: API_VERSION,
+      kind: 'RepositoryEvidenceSnapshot',
+      producer: { name: PRODUCER_NAME, version: this.#identity.producerVersion },
+      identity: {
+        cluster: { ...this.#identity.cluster },
+        repository: {
+          provider: this.#identity.provider,
+          format: FORMAT_ARCHIVE_CLOUD,
+          destination_fingerprint: this.#identity.fingerprint,
+          scope: { kind: SCOPE_KIND, name: this.#identity.server },
+        },
+      },
+      revision: 0,
+      evidence_generation: 0,
+      started_at: null,
+      completed_at: null,
+      last_attempt_at: null,
+      completeness: 'no-completed-scan',
+      stale: false,
+      state: 'unknown',
+      reason: NO_SCAN,
+      capabilities: CAPABILITY_IDS.map((id) =>
+        id === 'dependency-chain-validation' || id === 'encrypted-metadata'
+          ? { id, support: 'unsupported', state: 'unknown', reason: reason('not-in-format', 'The format has no such artifact.') }
+          : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
+      ),
+      inventory: { known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, pages_examined: 0, objects_examined: 0, last_failure_category: null },
+      details: { type: DETAILS_TYPE_ARCHIVE_CLOUD, archive_cloud: emptySummary(NO_SCAN) },
+    };
+  }
+
+  #publish(snapshot: RepositoryEvidenceSnapshot, backups: readonly BackupItem[], ranges: readonly WalRangeItem[], gaps: readonly WalGapItem[], paths: readonly RecoveryPathItem[]): Publication {
+    const violations = wireViolations('RepositoryEvidenceSnapshot', snapshot);
+    const check = <T>(kind: 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage' | 'ArchiveRecoveryPathPage', items: readonly T[]) => {
+      // Items are checked as one page holding all of them: item rules and the global sort order.
+      const page = { api_version: API_VERSION, kind, revision: snapshot.revision, evidence_generation: snapshot.evidence_generation, total_items: items.length, items, next_cursor: null };
+      // Windows of 200 overlapping by one item, so the sort order is checked across their seams.
+      for (let i = 0; i === 0 || i < items.length - 1; i += 199) {
+        const slice = { ...page, items: items.slice(i, i + 200) };
+        violations.push(...wireViolations(kind, slice).map((v) => ({ ...v, path: `/${kind}${v.path}` })));
+      }
+    };
+    check('ArchiveBackupPage', backups);
+    check('ArchiveWALRangePage', ranges);
+    check('ArchiveWALGapPage', gaps);
+    check('ArchiveRecoveryPathPage', paths);
+    return {
+      revision: snapshot.revision,
+      generation: snapshot.evidence_generation,
+      snapshot,
+      snapshotJson: serialize('RepositoryEvidenceSnapshot', snapshot),
+      backups,
+      walRanges: ranges,
+      walGaps: gaps,
+      recoveryPaths: paths,
+      violations,
+    };
+  }
+
+  /** Publishes the result of a scan that listed everything. A truncated scan is a `safety_limit` failure. */
+  complete(e: ScopeEvidence, attempt: Attempt): Publication {
+    if (e.rangesTruncated || e.diagnosticsTruncated) return this.fail('safety_limit', attempt, { ranges: e.rangesTruncated, diagnostics: e.diagnosticsTruncated });
+    const s = summarize(e, this.#expectations, attempt.startedAt.getTime());
+    const backups = e.backups.map((b) => b.item).sort(compareBackups);
+    const ranges = [...e.ranges].sort(compareWalRuns);
+    const gaps = [...e.gaps].sort(compareWalRuns);
+    const paths = [...e.paths].sort(compareRecoveryPaths);
+    const prev = this.#current;
+    const snapshot: RepositoryEvidenceSnapshot = {
+      ...this.#initial(),
+      revision: prev.revision + 1,
+      evidence_generation: prev.generation + 1,
+      started_at: iso(attempt.startedAt),
+      completed_at: iso(attempt.finishedAt),
+      last_attempt_at: iso(attempt.startedAt),
+      completeness: 'complete',
+      stale: false,
+      state: s.top.state,
+      reason: s.top.reason,
+      capabilities: s.capabilities,
+      inventory: {
+        known: true,
+        object_count: e.objectCount,
+        stored_bytes: e.storedBytes,
+        unscoped_object_count: 0,
+        pages_examined: attempt.pages,
+        objects_examined: attempt.objects,
+        last_failure_category: null,
+      },
+      details: {
+        type: DETAILS_TYPE_ARCHIVE_CLOUD,
+        archive_cloud: {
+          backup_items: backups.length,
+          wal_range_items: ranges.length,
+          wal_gap_items: gaps.length,
+          recovery_path_items: paths.length,
+          structurally_usable_backups: s.structurallyUsable,
+          backup_states: s.backupStates,
+          wal_counts: e.walCounts,
+          wal: s.wal,
+          timeline: s.timeline,
+          coverage: s.coverage,
+          retention: s.retention,
+          latest_archive_receipt_at: e.latestWalReceipt === null ? null : new Date(e.latestWalReceipt).toISOString(),
+          ranges_truncated: false,
+          diagnostics_truncated: false,
+        },
+      },
+    };
+    this.#completeSnapshot = snapshot;
+    this.#gapMemory = e.gapMemory;
+    this.#current = this.#publish(snapshot, backups, ranges, gaps, paths);
+    return this.#current;
+  }
+
+  /** Publishes a failed attempt: the previous generation is kept, stale, with states unknown. */
+  fail(category: FailureCategory, attempt: Attempt, truncated: { ranges: boolean; diagnostics: boolean } = { ranges: false, diagnostics: false }): Publication {
+    const prev = this.#current;
+    const r = refreshReason(category);
+    const base = this.#completeSnapshot ?? { ...this.#initial(), completeness: 'incomplete' as const };
+    const failed = withoutCurrentStates(base, r);
+    const snapshot: RepositoryEvidenceSnapshot = {
+      ...failed,
+      revision: prev.revision + 1,
+      last_attempt_at: iso(attempt.startedAt),
+      inventory: { ...failed.inventory, pages_examined: attempt.pages, objects_examined: attempt.objects, last_failure_category: category },
+      details: {
+        type: DETAILS_TYPE_ARCHIVE_CLOUD,
+        archive_cloud: { ...failed.details.archive_cloud, ranges_truncated: truncated.ranges, diagnostics_truncated: truncated.diagnostics },
+      },
+    };
+    this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
+    return this.#current;
+  }
+
+  /** Publishes a stale revision once the freshness threshold has elapsed since the last attempt. */
+  checkFreshness(now: Date): Publication {
+    const prev = this.#current;
+    const last = prev.snapshot.last_attempt_at;
+    if (prev.snapshot.stale || last === null || now.getTime() - Date.parse(last) < this.#freshnessMs) return prev;
+    const snapshot = { ...withoutCurrentStates(prev.snapshot, STALE), revision: prev.revision + 1 };
+    this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
+    return this.#current;
+  }
+}

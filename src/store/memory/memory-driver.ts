@@ -1,0 +1,116 @@
+/**
+ * An in-memory store with S3's listing semantics (keys in UTF-8 byte order, prefix, `/`
+ * delimiter with common prefixes, start-after, continuation, page size). It backs the embedded
+ * demo, the benchmark's in-process listing source and unit tests of the layers above; it is
+ * checked against the same contract as the real drivers.
+ */
+import { StoreError } from '../../common/errors.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+
+export interface MemoryObject {
+  readonly key: string;
+  readonly body: Uint8Array;
+  readonly lastModified: Date | null;
+}
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+export class MemoryStore implements StoreDriver {
+  #keys: string[] = [];
+  readonly #objects = new Map<string, MemoryObject>();
+  #sorted = true;
+  closed = false;
+  /** Every request received, for tests that prove what a scan asked for. */
+  readonly requests: { readonly op: 'list' | 'read'; readonly prefix: string }[] = [];
+
+  put(key: string, body: Uint8Array | string, lastModified: Date | null = null): void {
+    if (!this.#objects.has(key)) {
+      this.#keys.push(key);
+      this.#sorted = false;
+    }
+    this.#objects.set(key, { key, body: typeof body === 'string' ? Buffer.from(body) : body, lastModified });
+  }
+
+  delete(key: string): void {
+    if (this.#objects.delete(key)) this.#keys = this.#keys.filter((k) => k !== key);
+  }
+
+  #ordered(): string[] {
+    if (!this.#sorted) {
+      this.#keys.sort(byteOrder);
+      this.#sorted = true;
+    }
+    return this.#keys;
+  }
+
+  listPage(request: ListRequest): Promise<ListPage> {
+    if (request.signal.aborted) return Promise.reject(new StoreError('canceled', 'the store request was canceled'));
+    this.requests.push({ op: 'list', prefix: request.prefix });
+    const keys = this.#ordered();
+    const after = request.continuationToken ?? request.startAfter;
+    let i = lowerBound(keys, request.prefix);
+    if (after !== undefined) i = Math.max(i, upperBound(keys, after));
+    const max = Math.min(request.maxKeys ?? 1000, 1000);
+    const objects: StoreObject[] = [];
+    const prefixes: string[] = [];
+    // Where the next page starts: after the last key, or after everything under the last common prefix.
+    let resumeAfter: string | null = null;
+    while (i < keys.length && objects.length + prefixes.length < max) {
+      const key = keys[i] as string;
+      if (!key.startsWith(request.prefix)) break;
+      const rest = key.slice(request.prefix.length);
+      const cut = request.delimiter === undefined ? -1 : rest.indexOf(request.delimiter);
+      if (cut >= 0) {
+        const common = request.prefix + rest.slice(0, cut + 1);
+        prefixes.push(common);
+        // Skip every key under this common prefix.
+        resumeAfter = `${common}\u{10FFFF}`;
+        i = upperBound(keys, resumeAfter);
+        continue;
+      }
+      const o = this.#objects.get(key) as MemoryObject;
+      objects.push({ key, size: o.body.length, lastModified: o.lastModified });
+      resumeAfter = key;
+      i += 1;
+    }
+    const more = i < keys.length && (keys[i] as string).startsWith(request.prefix);
+    return Promise.resolve({ objects, prefixes, nextToken: more ? resumeAfter : null });
+  }
+
+  read(request: ReadRequest): Promise<ReadResult> {
+    if (request.signal.aborted) return Promise.reject(new StoreError('canceled', 'the store request was canceled'));
+    this.requests.push({ op: 'read', prefix: request.key });
+    const o = this.#objects.get(request.key);
+    if (o === undefined) return Promise.resolve({ status: 'absent' });
+    if (o.body.length > request.maxBytes) return Promise.resolve({ status: 'too-large', size: o.body.length });
+    return Promise.resolve({ status: 'found', bytes: o.body });
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+/** First index whose key is >= `key` in byte order. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byteOrder(keys[mid] as string, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose key is > `key` in byte order. */
+function upperBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byteOrder(keys[mid] as string, key) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
