@@ -1,0 +1,157 @@
+/**
+ * The publication transitions of the spec, each valid against the wire contract: first complete
+ * scan, failed refresh retaining evidence, freshness threshold, truncation, gap observations
+ * carried across generations, and the background refresher's scheduling and shutdown.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { StoreError } from '../common/errors.ts';
+import { BudgetMeter } from '../evidence/listing.ts';
+import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
+import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
+import { confine } from '../store/confined.ts';
+import { MemoryStore } from '../store/memory/memory-driver.ts';
+import { Publisher, type Publication } from './publisher.ts';
+import { Refresher } from './refresher.ts';
+
+const ROOT = 'p/pg-main/';
+const T0 = Date.parse('2026-11-21T13:00:00Z');
+const at = (min: number) => new Date(T0 + min * 60_000);
+const attempt = (min: number) => ({ startedAt: at(min), finishedAt: at(min + 1), pages: 2, objects: 20 });
+
+function repository(missing: number[] = [6]) {
+  const store = new MemoryStore();
+  const repo = new SyntheticRepository(store, ROOT);
+  repo.segments(1, 1, 12, at(0), { missing });
+  repo.backup({ id: 'b1', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: at(1), endTime: at(2) });
+  return store;
+}
+
+function newPublisher() {
+  return new Publisher(
+    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' },
+    { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null },
+    15 * 60_000,
+  );
+}
+
+async function scanWith(store: MemoryStore, p: Publisher, meter = new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }), signal = new AbortController().signal): Promise<ScopeEvidence> {
+  return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...p.nextScan });
+}
+
+const valid = (p: Publication) => {
+  assert.deepEqual(p.violations, []);
+  return p;
+};
+
+describe('publication transitions', () => {
+  it('starts at generation 0 with no completed scan', () => {
+    const p = valid(newPublisher().current);
+    assert.equal(p.revision, 0);
+    assert.equal(p.snapshot.completeness, 'no-completed-scan');
+    assert.equal(p.snapshot.state, 'unknown');
+  });
+
+  it('a complete scan publishes generation 1; a failed refresh keeps it, stale and unknown; the next scan publishes generation 2', async () => {
+    const store = repository();
+    const pub = newPublisher();
+    const g1 = valid(pub.complete(await scanWith(store, pub), attempt(10)));
+    assert.deepEqual([g1.revision, g1.generation, g1.snapshot.stale, g1.snapshot.completeness], [1, 1, false, 'complete']);
+    assert.equal(g1.snapshot.started_at, at(10).toISOString());
+    assert.equal(g1.walGaps[0]?.first_observed_generation, 1);
+
+    const failed = valid(pub.fail('throttled', attempt(20)));
+    assert.deepEqual([failed.revision, failed.generation, failed.snapshot.stale], [2, 1, true]);
+    assert.equal(failed.snapshot.reason.code, 'refresh-throttled');
+    assert.equal(failed.snapshot.details.archive_cloud.wal.state, 'unknown');
+    assert.equal(failed.snapshot.inventory.last_failure_category, 'throttled');
+    assert.equal(failed.snapshot.inventory.object_count, g1.snapshot.inventory.object_count);
+    assert.equal(failed.snapshot.started_at, g1.snapshot.started_at);
+    assert.equal(failed.snapshot.last_attempt_at, at(20).toISOString());
+    assert.deepEqual(failed.backups, g1.backups);
+
+    const g2 = valid(pub.complete(await scanWith(store, pub), attempt(30)));
+    assert.deepEqual([g2.revision, g2.generation, g2.snapshot.stale], [3, 2, false]);
+    assert.deepEqual(g2.walGaps.map((g) => [g.first_observed_generation, g.last_observed_generation]), [[1, 2]]);
+  });
+
+  it('a failure before any complete scan is generation 0, incomplete', () => {
+    const p = valid(newPublisher().fail('authentication', attempt(1)));
+    assert.deepEqual([p.revision, p.generation, p.snapshot.completeness, p.snapshot.stale], [1, 0, 'incomplete', true]);
+    assert.equal(p.snapshot.reason.code, 'refresh-authentication');
+    assert.equal(p.snapshot.inventory.object_count, null);
+  });
+
+  it('the freshness threshold publishes a stale revision once, and only after it elapsed', async () => {
+    const pub = newPublisher();
+    const g1 = pub.complete(await scanWith(repository(), pub), attempt(10));
+    assert.equal(pub.checkFreshness(at(20)), g1);
+    const stale = valid(pub.checkFreshness(at(26)));
+    assert.deepEqual([stale.revision, stale.generation, stale.snapshot.stale, stale.snapshot.reason.code], [2, 1, true, 'evidence-stale']);
+    assert.equal(pub.checkFreshness(at(40)), stale);
+  });
+
+  it('a truncated scan is a safety_limit failure with its flag set, never a new generation', async () => {
+    const pub = newPublisher();
+    pub.complete(await scanWith(repository(), pub), attempt(10));
+    const e = await scanWith(repository(), pub);
+    const p = valid(pub.complete({ ...e, rangesTruncated: true }, attempt(20)));
+    assert.deepEqual([p.generation, p.snapshot.inventory.last_failure_category, p.snapshot.details.archive_cloud.ranges_truncated], [1, 'safety_limit', true]);
+  });
+
+  it('the same publication serializes to the same bytes', async () => {
+    const store = repository();
+    const a = newPublisher();
+    const b = newPublisher();
+    const pa = a.complete(await scanWith(store, a), attempt(10));
+    const pb = b.complete(await scanWith(store, b), attempt(10));
+    assert.equal(pa.snapshotJson, pb.snapshotJson);
+  });
+});
+
+describe('refresher', () => {
+  it('publishes the first scan at start, a failure as a new stale revision, and stops an in-flight scan', async () => {
+    const store = repository();
+    const pub = newPublisher();
+    const published: Publication[] = [];
+    let mode: 'ok' | 'throttled' | 'hang' = 'ok';
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 3_600_000,
+      scanTimeoutMs: 60_000,
+      onPublish: (p) => published.push(p),
+      scan: async (signal, next, meter) => {
+        if (mode === 'throttled') throw new StoreError('throttled', 'the store throttled the request');
+        if (mode === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new StoreError('canceled', 'canceled'))));
+        return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
+      },
+    });
+    await refresher.refreshNow();
+    assert.equal(pub.current.generation, 1);
+    mode = 'throttled';
+    await refresher.refreshNow();
+    assert.deepEqual([pub.current.revision, pub.current.generation, pub.current.snapshot.inventory.last_failure_category], [2, 1, 'throttled']);
+    mode = 'hang';
+    const inFlight = refresher.refreshNow();
+    await new Promise((r) => setTimeout(r, 20));
+    await refresher.stop();
+    await inFlight;
+    assert.equal(pub.current.revision, 2, 'a shutdown publishes nothing');
+    assert.ok(published.every((p) => p.violations.length === 0));
+  });
+
+  it('a scan that outlives its deadline is a timeout', async () => {
+    const pub = newPublisher();
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 3_600_000,
+      scanTimeoutMs: 30,
+      scan: (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    await refresher.refreshNow();
+    assert.equal(pub.current.snapshot.inventory.last_failure_category, 'timeout');
+    await refresher.stop();
+  });
+});
