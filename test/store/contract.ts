@@ -1,0 +1,102 @@
+/**
+ * The store driver contract, as one suite every driver runs (the in-memory store here, S3 against
+ * a real OpenStack Swift in s3.test.ts; Azure and GCS later): listing order and pagination across
+ * page boundaries, start-after, the `/` delimiter, keys with odd characters, bounded reads,
+ * absence as a value, and cancellation.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { StoreDriver } from '../../src/store/driver.ts';
+
+/** Keys the suite expects under its prefix, in UTF-8 byte order once sorted. */
+export const CONTRACT_KEYS = [
+  'a/1',
+  'a/2',
+  'a/sub/3',
+  'b',
+  'odd/space name',
+  'odd/plus+percent%25',
+  'odd/é-accent',
+  'odd/~tilde',
+  ...Array.from({ length: 23 }, (_, i) => `many/${String(i).padStart(3, '0')}`),
+];
+export const BIG_KEY = 'big/object';
+export const BIG_SIZE = 5000;
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+async function listAll(driver: StoreDriver, prefix: string, maxKeys: number, extra: { delimiter?: '/'; startAfter?: string } = {}) {
+  const keys: string[] = [];
+  const prefixes: string[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const page = await driver.listPage({ prefix, maxKeys, signal: new AbortController().signal, ...extra, ...(token === undefined ? {} : { continuationToken: token }) });
+    keys.push(...page.objects.map((o) => o.key));
+    prefixes.push(...page.prefixes);
+    token = page.nextToken ?? undefined;
+    pages += 1;
+  } while (token !== undefined && pages < 1000);
+  return { keys, prefixes, pages };
+}
+
+/** Registers the contract tests; `setup` returns a driver and the prefix under which the keys were put. */
+export function storeContract(name: string, setup: () => Promise<{ driver: StoreDriver; prefix: string }>): void {
+  const ctx = async () => setup();
+
+  it(`${name}: lists every key once, in byte order, across page boundaries`, async () => {
+    const { driver, prefix } = await ctx();
+    const expected = [...CONTRACT_KEYS, BIG_KEY].map((k) => prefix + k).sort(byteOrder);
+    for (const size of [1000, 7, 1]) {
+      const r = await listAll(driver, prefix, size);
+      assert.deepEqual(r.keys, expected, `page size ${size}`);
+      if (size === 7) assert.ok(r.pages >= 5);
+    }
+  });
+
+  it(`${name}: reports exact sizes and receipt times`, async () => {
+    const { driver, prefix } = await ctx();
+    const page = await driver.listPage({ prefix: `${prefix}big/`, signal: new AbortController().signal });
+    assert.equal(page.objects.length, 1);
+    assert.equal(page.objects[0]?.size, BIG_SIZE);
+    assert.ok(page.objects[0]?.lastModified instanceof Date);
+  });
+
+  it(`${name}: starts after a key, excluding it`, async () => {
+    const { driver, prefix } = await ctx();
+    const r = await listAll(driver, `${prefix}many/`, 5, { startAfter: `${prefix}many/019` });
+    assert.deepEqual(r.keys, ['020', '021', '022'].map((k) => `${prefix}many/${k}`));
+  });
+
+  it(`${name}: groups one level with the / delimiter, paging through prefixes too`, async () => {
+    const { driver, prefix } = await ctx();
+    const r = await listAll(driver, prefix, 2, { delimiter: '/' });
+    assert.deepEqual(r.keys, [`${prefix}b`]);
+    assert.deepEqual(r.prefixes, ['a/', 'big/', 'many/', 'odd/'].map((p) => prefix + p));
+    const inner = await listAll(driver, `${prefix}a/`, 1000, { delimiter: '/' });
+    assert.deepEqual([inner.keys, inner.prefixes], [[`${prefix}a/1`, `${prefix}a/2`], [`${prefix}a/sub/`]]);
+  });
+
+  it(`${name}: an empty prefix lists nothing, successfully`, async () => {
+    const { driver, prefix } = await ctx();
+    const page = await driver.listPage({ prefix: `${prefix}nothing-here/`, signal: new AbortController().signal });
+    assert.deepEqual([page.objects, page.prefixes, page.nextToken], [[], [], null]);
+  });
+
+  it(`${name}: reads small objects, refuses large ones, and reports absence as a value`, async () => {
+    const { driver, prefix } = await ctx();
+    const signal = new AbortController().signal;
+    const small = await driver.read({ key: `${prefix}odd/é-accent`, maxBytes: 100, signal });
+    assert.equal(small.status === 'found' && Buffer.from(small.bytes).toString(), 'odd/é-accent');
+    assert.deepEqual(await driver.read({ key: `${prefix}${BIG_KEY}`, maxBytes: 100, signal }), { status: 'too-large', size: BIG_SIZE });
+    assert.deepEqual(await driver.read({ key: `${prefix}missing/key`, maxBytes: 100, signal }), { status: 'absent' });
+  });
+
+  it(`${name}: an aborted call fails as canceled`, async () => {
+    const { driver, prefix } = await ctx();
+    const aborted = new AbortController();
+    aborted.abort();
+    await assert.rejects(driver.listPage({ prefix, signal: aborted.signal }), (e: unknown) => (e as { category?: string }).category === 'canceled');
+    await assert.rejects(driver.read({ key: `${prefix}b`, maxBytes: 10, signal: aborted.signal }), (e: unknown) => (e as { category?: string }).category === 'canceled');
+  });
+}
