@@ -5,6 +5,7 @@
 import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { runScan } from './commands/scan.ts';
+import { demoPublication, report } from './commands/demo.ts';
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
@@ -53,11 +54,17 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
     return EXIT.ok;
   }
-  // The scanner (issue 3), the sidecar API (issue 4) and the standalone server (issue 5) are
-  // not built yet: say so plainly rather than pretend to serve.
+  if (config.mode === 'standalone' && config.destination === null) {
+    const publication = await demoPublication(config, new Date());
+    process.stdout.write(report(publication));
+    process.stderr.write('viewer: the standalone web UI is not built yet; this is the embedded demo scanned once\n');
+    return publication.violations.length === 0 ? EXIT.ok : EXIT.unavailable;
+  }
+  // The sidecar API (issue 4) and the standalone server (issue 5) are not built yet: say so
+  // plainly rather than pretend to serve. `viewer scan` runs the scanner on a real destination.
   process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
-  process.stderr.write(`viewer: configuration accepted; the ${config.mode} runtime is not built yet\n`);
-  return config.mode === 'standalone' ? EXIT.ok : EXIT.unavailable;
+  process.stderr.write(`viewer: configuration accepted; the ${config.mode} runtime is not built yet (try: viewer scan)\n`);
+  return EXIT.unavailable;
 }
 
 process.exitCode = await main(process.argv.slice(2));
