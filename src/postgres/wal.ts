@@ -77,6 +77,7 @@ export function parseWalName(name: string, g: WalGeometry): WalPoint | null {
 
 export function walName(timeline: number, position: number, g: WalGeometry): string {
   const perLog = segmentsPerLog(g.segmentSize);
+  if (!Number.isSafeInteger(position) || position < 0 || Math.floor(position / perLog) > 0xffffffff) throw new RangeError('position outside the 64-bit WAL space');
   return hex8(timeline) + hex8(Math.floor(position / perLog)) + hex8(position % perLog);
 }
 
