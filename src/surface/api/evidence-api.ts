@@ -1,0 +1,253 @@
+/**
+ * The sidecar's evidence API (spec "Sidecar the service"): a closed set of GET routes over
+ * HTTP/1.1 on a Unix socket, every one authenticated with the pod-local bearer token, answering
+ * only from the current immutable publication (no store I/O), with the spec's fixed headers, one
+ * error body, size limits, a concurrency budget and a hard deadline. Order of checks for every
+ * request: concurrency budget (429), authentication (401), route (404), method (405), query (400),
+ * publication validity (500), revision (409), representability (413).
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WireBody, WireKind } from '../../contract/kinds.ts';
+import { API_VERSION, MEDIA_TYPE } from '../../contract/primitives.ts';
+import { serialize } from '../../contract/serialize.ts';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../../contract/status.ts';
+import type { Logger } from '../../common/log.ts';
+import type { Publication } from '../../publication/publisher.ts';
+import { CursorCodec, type CursorRoute } from './cursor.ts';
+
+export const LIMITS = {
+  snapshotBytes: 256 * 1024,
+  pageBytes: 1024 * 1024,
+  maxItems: 200,
+  defaultItems: 100,
+  cursorBytes: 4096,
+  maxInFlight: 16,
+  deadlineMs: 5_000,
+  /** `Bearer ` plus the 43-character token; anything longer is refused unread. */
+  maxAuthorizationBytes: 7 + 43,
+  retryAfterSeconds: 1,
+} as const;
+
+export interface EvidenceApiOptions {
+  readonly token: string;
+  readonly publication: () => Publication;
+  /** True when the configuration is valid and a reachability check succeeded within the window. */
+  readonly ready: () => boolean;
+  readonly logger: Logger;
+  readonly cursors?: CursorCodec;
+  readonly maxInFlight?: number;
+  readonly deadlineMs?: number;
+  /** Smaller size limits, so tests can reach the 413 path with small publications. */
+  readonly sizeLimits?: { readonly snapshotBytes: number; readonly pageBytes: number };
+}
+
+const ERROR_MESSAGES: Record<ApiErrorCode, string> = {
+  'invalid-request': 'The request has an invalid query, limit or cursor; restart from the snapshot if a cursor was refused.',
+  unauthenticated: 'Authentication is required.',
+  'not-found': 'No such route.',
+  'method-not-allowed': 'Only GET is allowed.',
+  'publication-changed': 'The requested revision is no longer current; restart from the snapshot.',
+  'response-limit': 'The response cannot be represented within its size limit.',
+  busy: 'Too many requests in flight; retry shortly.',
+  'invalid-publication': 'The current publication failed validation; no data is returned.',
+};
+
+const FIXED_HEADERS = {
+  'Content-Type': MEDIA_TYPE,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+} as const;
+
+type Collection = { route: CursorRoute; kind: 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage' | 'ArchiveRecoveryPathPage' };
+const COLLECTIONS: Record<string, Collection> = {
+  '/api/v1alpha1/backups': { route: 'backups', kind: 'ArchiveBackupPage' },
+  '/api/v1alpha1/wal-ranges': { route: 'wal-ranges', kind: 'ArchiveWALRangePage' },
+  '/api/v1alpha1/wal-gaps': { route: 'wal-gaps', kind: 'ArchiveWALGapPage' },
+  '/api/v1alpha1/recovery-paths': { route: 'recovery-paths', kind: 'ArchiveRecoveryPathPage' },
+};
+const ROUTES = new Set(['/healthz', '/readyz', '/api/v1alpha1/snapshot', ...Object.keys(COLLECTIONS)]);
+
+interface Outcome {
+  readonly status: number;
+  readonly body: string;
+  readonly code: ApiErrorCode | null;
+  readonly revision: number | null;
+  readonly headers?: Record<string, string>;
+}
+
+export function errorBody(code: ApiErrorCode): string {
+  return serialize('EvidenceAPIError', { api_version: API_VERSION, kind: 'EvidenceAPIError', code, message: ERROR_MESSAGES[code] });
+}
+const fail = (code: ApiErrorCode, revision: number | null = null, headers?: Record<string, string>): Outcome => ({
+  status: API_ERROR_STATUS[code],
+  body: errorBody(code),
+  code,
+  revision,
+  ...(headers === undefined ? {} : { headers }),
+});
+const ok = <K extends WireKind>(kind: K, body: WireBody<K>, revision: number | null, status = 200): Outcome => ({ status, body: serialize(kind, body), code: null, revision });
+
+function authenticated(req: IncomingMessage, expected: Buffer): boolean {
+  const values = req.headersDistinct['authorization'];
+  if (values?.length !== 1) return false;
+  const value = values[0] ?? '';
+  if (value.length > LIMITS.maxAuthorizationBytes || !value.startsWith('Bearer ')) return false;
+  const given = Buffer.from(value.slice(7));
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Query parameters, each at most once, no other names; `null` when malformed. */
+function queryOf(search: string, allowed: readonly string[]): Map<string, string> | null {
+  const out = new Map<string, string>();
+  if (search === '') return out;
+  for (const part of search.split('&')) {
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? part : part.slice(0, eq);
+    const value = eq === -1 ? '' : part.slice(eq + 1);
+    // Values are plain ASCII tokens: no percent-encoding is needed or accepted.
+    if (!allowed.includes(name) || out.has(name) || !/^[A-Za-z0-9_-]{1,4096}$/.test(value)) return null;
+    out.set(name, value);
+  }
+  return out;
+}
+
+const UINT = /^(?:0|[1-9][0-9]{0,15})$/;
+
+function collectionItems(p: Publication, route: CursorRoute): readonly unknown[] {
+  switch (route) {
+    case 'backups':
+      return p.backups;
+    case 'wal-ranges':
+      return p.walRanges;
+    case 'wal-gaps':
+      return p.walGaps;
+    case 'recovery-paths':
+      return p.recoveryPaths;
+  }
+}
+
+function totalOf(p: Publication, route: CursorRoute): number | null {
+  const ac = p.snapshot.details.archive_cloud;
+  return { backups: ac.backup_items, 'wal-ranges': ac.wal_range_items, 'wal-gaps': ac.wal_gap_items, 'recovery-paths': ac.recovery_path_items }[route];
+}
+
+function collection(c: Collection, search: string, o: EvidenceApiOptions, cursors: CursorCodec): Outcome {
+  const q = queryOf(search, ['revision', 'limit', 'cursor']);
+  if (q === null) return fail('invalid-request');
+  const revisionText = q.get('revision');
+  const limitText = q.get('limit');
+  const cursorText = q.get('cursor');
+  if (revisionText !== undefined && !UINT.test(revisionText)) return fail('invalid-request');
+  if (limitText !== undefined && (!UINT.test(limitText) || Number(limitText) < 1 || Number(limitText) > LIMITS.maxItems)) return fail('invalid-request');
+  const p = o.publication();
+  if (p.violations.length > 0) return fail('invalid-publication', p.revision);
+  if (revisionText !== undefined && Number(revisionText) !== p.revision) return fail('publication-changed', p.revision);
+  let offset = 0;
+  let limit = limitText === undefined ? LIMITS.defaultItems : Number(limitText);
+  if (cursorText !== undefined) {
+    const state = cursors.decode(cursorText);
+    if (state === null || state.route !== c.route || state.revision !== p.revision || state.generation !== p.generation) return fail('invalid-request', p.revision);
+    if (limitText !== undefined && state.limit !== limit) return fail('invalid-request', p.revision);
+    offset = state.offset;
+    limit = state.limit;
+  }
+  const all = collectionItems(p, c.route);
+  if (offset > all.length) return fail('invalid-request', p.revision);
+  const items = all.slice(offset, offset + limit);
+  const next = offset + limit < all.length ? cursors.encode({ route: c.route, revision: p.revision, generation: p.generation, offset: offset + limit, limit }) : null;
+  const page = { api_version: API_VERSION, kind: c.kind, revision: p.revision, evidence_generation: p.generation, total_items: totalOf(p, c.route), items, next_cursor: next };
+  const out = ok(c.kind, page as WireBody<typeof c.kind>, p.revision);
+  return Buffer.byteLength(out.body) > (o.sizeLimits?.pageBytes ?? LIMITS.pageBytes) ? fail('response-limit', p.revision) : out;
+}
+
+function handle(path: string, search: string, o: EvidenceApiOptions, cursors: CursorCodec): Outcome {
+  if (path === '/healthz' || path === '/readyz' || path === '/api/v1alpha1/snapshot') {
+    if (search !== '') return fail('invalid-request');
+  }
+  if (path === '/healthz') return ok('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }, null);
+  if (path === '/readyz') {
+    const ready = o.ready();
+    return ok('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }, null, ready ? 200 : 503);
+  }
+  if (path === '/api/v1alpha1/snapshot') {
+    const p = o.publication();
+    if (p.violations.length > 0) return fail('invalid-publication', p.revision);
+    if (Buffer.byteLength(p.snapshotJson) > (o.sizeLimits?.snapshotBytes ?? LIMITS.snapshotBytes)) return fail('response-limit', p.revision);
+    return { status: 200, body: p.snapshotJson, code: null, revision: p.revision };
+  }
+  const c = COLLECTIONS[path];
+  return c === undefined ? fail('not-found') : collection(c, search, o, cursors);
+}
+
+function send(res: ServerResponse, outcome: Outcome): void {
+  res.writeHead(outcome.status, { ...FIXED_HEADERS, 'Content-Length': String(Buffer.byteLength(outcome.body)), ...outcome.headers });
+  res.end(outcome.body);
+}
+
+/** The raw bytes of an error response, for connections the HTTP parser already gave up on. */
+function rawError(code: ApiErrorCode): string {
+  const body = errorBody(code);
+  const head = Object.entries(FIXED_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${API_ERROR_STATUS[code]} ${code}\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+export function createEvidenceApi(o: EvidenceApiOptions): Server {
+  const cursors = o.cursors ?? new CursorCodec();
+  const expected = Buffer.from(o.token);
+  const maxInFlight = o.maxInFlight ?? LIMITS.maxInFlight;
+  const deadlineMs = o.deadlineMs ?? LIMITS.deadlineMs;
+  let inFlight = 0;
+
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: deadlineMs, headersTimeout: deadlineMs, keepAliveTimeout: 60_000 }, (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    const raw = req.url ?? '';
+    const q = raw.indexOf('?');
+    const path = q === -1 ? raw : raw.slice(0, q);
+    const search = q === -1 ? '' : raw.slice(q + 1);
+    const route = ROUTES.has(path) ? path : 'unknown';
+    inFlight += 1;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        inFlight -= 1;
+      }
+    };
+    res.once('close', release);
+    // The hard deadline: a response not finished in time ends the connection.
+    const deadline = setTimeout(() => req.socket.destroy(), deadlineMs);
+    deadline.unref();
+
+    let outcome: Outcome;
+    try {
+      if (inFlight > maxInFlight) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
+      else if (!authenticated(req, expected)) outcome = fail('unauthenticated');
+      else if (route === 'unknown') outcome = fail('not-found');
+      else if (req.method !== 'GET') outcome = fail('method-not-allowed', null, { Allow: 'GET' });
+      else outcome = handle(path, search, o, cursors);
+    } catch {
+      outcome = fail('invalid-publication');
+    }
+    // A request body is never read: drain it so the connection can be reused.
+    req.resume();
+    send(res, outcome);
+    res.once('finish', () => {
+      clearTimeout(deadline);
+      o.logger.info(
+        { request_id: requestId, route, status: outcome.status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6, revision: outcome.revision, code: outcome.code },
+        'request',
+      );
+    });
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    o.logger.info({ route: 'unknown', status: 400, code: 'invalid-request', error_code: typeof error.code === 'string' ? error.code : null }, 'malformed request');
+    if (socket.writable) socket.end(rawError('invalid-request'));
+    else socket.destroy();
+  });
+  return server;
+}

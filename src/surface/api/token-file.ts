@@ -1,0 +1,51 @@
+/**
+ * The sidecar's token-file gate (spec "Authentication › Sidecar" rule 4): the file is opened
+ * without following links and judged on the opened descriptor (no race between check and read):
+ * a regular file, mode exactly 0440 (so no setuid, setgid or sticky bit), at most 128 bytes,
+ * holding one canonical 43-character unpadded base64url token (32 random bytes). One trailing
+ * newline is accepted (D-40): files written by `echo` and many secret tools end with one.
+ * Refusals name the rule, never the path's contents.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+export class GateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GateError';
+  }
+}
+
+export const TOKEN_FILE_MAX_BYTES = 128;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** True for the canonical unpadded base64url text of exactly 32 bytes. */
+export function isCanonicalToken(text: string): boolean {
+  return TOKEN.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text;
+}
+
+export async function readTokenFile(path: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new GateError('token file: is a symbolic link');
+    throw new GateError(`token file: cannot be opened (${code ?? 'error'})`);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new GateError('token file: is not a regular file');
+    if ((st.mode & 0o7777) !== 0o440) throw new GateError('token file: mode must be exactly 0440');
+    if (st.size > TOKEN_FILE_MAX_BYTES) throw new GateError(`token file: larger than ${TOKEN_FILE_MAX_BYTES} bytes`);
+    const buffer = Buffer.alloc(TOKEN_FILE_MAX_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > TOKEN_FILE_MAX_BYTES) throw new GateError(`token file: larger than ${TOKEN_FILE_MAX_BYTES} bytes`);
+    let text = buffer.subarray(0, bytesRead).toString('latin1');
+    if (text.endsWith('\n')) text = text.slice(0, -1);
+    if (!isCanonicalToken(text)) throw new GateError('token file: must hold one canonical 43-character unpadded base64url token');
+    return text;
+  } finally {
+    await handle.close();
+  }
+}
