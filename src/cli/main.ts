@@ -6,6 +6,8 @@ import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { runScan } from './commands/scan.ts';
 import { demoPublication, report } from './commands/demo.ts';
+import { runProbe } from './commands/probe.ts';
+import { runSidecar } from './commands/sidecar.ts';
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
@@ -19,6 +21,7 @@ commands:
   (none)        start the mode RUNTIME_MODE selects (standalone by default)
   check-config  validate the configuration and print a summary without secrets
   scan          scan the configured scope once and print the evidence as JSON
+  probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
   help          print this text
 `;
 
@@ -38,10 +41,12 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return EXIT.ok;
   }
-  if (rest.length > 0 || (command !== undefined && command !== 'check-config' && command !== 'scan')) {
+  if (rest.length > 0 || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe')) {
     process.stderr.write(USAGE);
     return EXIT.usage;
   }
+  // The probe reads nothing but the token file: it must work in any environment.
+  if (command === 'probe') return runProbe(process.env['EVIDENCE_TOKEN_FILE'], SIDECAR_SOCKET_PATH);
   const config = loadConfig();
   if (config === null) return EXIT.config;
   if (command === 'scan') {
@@ -60,10 +65,16 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write('viewer: the standalone web UI is not built yet; this is the embedded demo scanned once\n');
     return publication.violations.length === 0 ? EXIT.ok : EXIT.unavailable;
   }
-  // The sidecar API (issue 4) and the standalone server (issue 5) are not built yet: say so
-  // plainly rather than pretend to serve. `viewer scan` runs the scanner on a real destination.
+  if (config.mode === 'sidecar') {
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    return runSidecar(config, SIDECAR_SOCKET_PATH, stop.signal);
+  }
+  // The standalone web server (issue 5) is not built yet: say so plainly rather than pretend to
+  // serve. `viewer scan` runs the scanner on a real destination.
   process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
-  process.stderr.write(`viewer: configuration accepted; the ${config.mode} runtime is not built yet (try: viewer scan)\n`);
+  process.stderr.write('viewer: configuration accepted; the standalone web UI is not built yet (try: viewer scan)\n');
   return EXIT.unavailable;
 }
 
