@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createServer as createHttpServer } from 'node:http';
+import { spawnSync } from 'node:child_process';
 import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../src/surface/api/socket.ts';
 import { GateError, isCanonicalToken, readTokenFile } from '../../src/surface/api/token-file.ts';
 
@@ -111,10 +112,8 @@ describe('socket directory and path gates', () => {
   it('removes a stale socket, then creates the new one with mode 0660 in the directory group', async () => {
     const dir = socketDir();
     const path = join(dir, 'evidence.sock');
-    const old = createServer();
-    await new Promise<void>((r) => old.listen(path, r));
-    // A crashed process leaves its socket file behind; closing without unlinking simulates it.
-    (old as unknown as { _handle: { close(): void } | null })._handle?.close();
+    // A process killed while listening leaves its socket file behind, with nobody on it.
+    spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
     assert.ok(statSync(path).isSocket(), 'the stale socket file is there');
     await prepareSocketPath(path);
     const server = createHttpServer();
