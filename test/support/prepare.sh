@@ -10,8 +10,10 @@ mkdir -p "$BASE"
 exec 9>"$BASE/.prepare.lock"
 flock 9
 export PORT=18080 DATA_DIR=$BASE/swift BUCKETS="barman viewer-test" EXTRA_USERS="other:reader=readerpass" SKIP_INSTALL=1 LOG_LEVEL=WARNING
-if ! bash "$HERE/swift-s3.sh" status >/dev/null 2>&1; then
-  RESET=1 bash "$HERE/swift-s3.sh" start >/dev/null
+# The daemons started below must not inherit the lock's descriptor (9>&-), or they would hold
+# the lock for as long as they run and every later caller would wait forever.
+if ! bash "$HERE/swift-s3.sh" status >/dev/null 2>&1 9>&-; then
+  RESET=1 bash "$HERE/swift-s3.sh" start >/dev/null 9>&-
   rm -f "$BASE/repos/.built"
 fi
-WORK=$BASE/repos S3_ENDPOINT=http://127.0.0.1:18080 bash "$HERE/make-barman-repos.sh"
+WORK=$BASE/repos S3_ENDPOINT=http://127.0.0.1:18080 bash "$HERE/make-barman-repos.sh" 9>&-
