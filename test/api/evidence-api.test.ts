@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -234,6 +235,26 @@ describe('evidence API over a Unix socket', () => {
     const huge = await call(socketPath, '/healthz', { headers: { 'x-junk': 'x'.repeat(20_000) } }).catch(() => null);
     if (huge !== null) expectError(huge, 400, 'invalid-request');
     assert.equal((await call(socketPath, '/healthz')).status, 200);
+  });
+
+  it('ends a request that is not complete within the deadline', async () => {
+    const api = createEvidenceApi({ token: TOKEN, publication: () => current, ready: () => true, logger: createLogger('silent'), deadlineMs: 500 });
+    const path = join(dir, 'slow.sock');
+    await listenOnSocket(api, path);
+    try {
+      const started = Date.now();
+      const ended = await new Promise<string>((resolve) => {
+        const socket = connect(path, () => socket.write('GET /healthz HTTP/1.1\r\nHost: sidecar\r\n'));
+        let answer = '';
+        socket.on('data', (c: Buffer) => (answer += c.toString()));
+        socket.on('close', () => resolve(answer));
+      });
+      assert.ok(Date.now() - started < 4_000, 'the slow request outlived the deadline');
+      assert.ok(ended === '' || ended.startsWith('HTTP/1.1 4'), ended.slice(0, 40));
+    } finally {
+      api.close();
+      api.closeAllConnections();
+    }
   });
 
   it('logs one line per request with only the allowed fields, never secrets or queries', () => {

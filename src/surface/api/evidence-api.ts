@@ -201,7 +201,9 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
   const deadlineMs = o.deadlineMs ?? LIMITS.deadlineMs;
   let inFlight = 0;
 
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: deadlineMs, headersTimeout: deadlineMs, keepAliveTimeout: 60_000 }, (req, res) => {
+  // requestTimeout and headersTimeout are only enforced when connections are checked, every
+  // 30 s by default: check often enough that the deadline holds within a second.
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: deadlineMs, headersTimeout: deadlineMs, keepAliveTimeout: 60_000, connectionsCheckingInterval: Math.min(1_000, deadlineMs) }, (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = randomUUID();
     const raw = req.url ?? '';
