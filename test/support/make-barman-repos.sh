@@ -52,6 +52,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK/pg" "$WORK/bin" "$WORK/logs" "$OUT" "$WORK/pg/sock"
 chown -R postgres:postgres "$WORK/pg"
 chmod 755 "$WORK" "$WORK/bin"
+# Commands run as postgres inherit the working directory; the caller's may be private to root.
+cd "$WORK"
 # Empty the bucket prefix left by an earlier build.
 s3py "$S3_ENDPOINT" "$BUCKET" "$PREFIX/" <<'EOF'
 import sys, boto3, hashlib, base64
