@@ -5,15 +5,15 @@
 import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { runScan } from './commands/scan.ts';
-import { demoPublication, report } from './commands/demo.ts';
+import { runStandalone } from './commands/standalone.ts';
 import { runProbe } from './commands/probe.ts';
 import { runSidecar } from './commands/sidecar.ts';
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
 
-/** sysexits-style codes: 64 usage, 69 unavailable, 78 configuration refused. */
-export const EXIT = { ok: 0, usage: 64, unavailable: 69, config: 78 } as const;
+/** sysexits-style codes: 64 usage, 78 configuration or startup gate refused. */
+export const EXIT = { ok: 0, usage: 64, config: 78 } as const;
 
 const USAGE = `usage: viewer [command]
 
@@ -49,33 +49,15 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === 'probe') return runProbe(process.env['EVIDENCE_TOKEN_FILE'], SIDECAR_SOCKET_PATH);
   const config = loadConfig();
   if (config === null) return EXIT.config;
-  if (command === 'scan') {
-    const stop = new AbortController();
-    process.once('SIGINT', () => stop.abort());
-    process.once('SIGTERM', () => stop.abort());
-    return runScan(config, stop.signal);
-  }
   if (command === 'check-config') {
     process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
     return EXIT.ok;
   }
-  if (config.mode === 'standalone' && config.destination === null) {
-    const publication = await demoPublication(config, new Date());
-    process.stdout.write(report(publication));
-    process.stderr.write('viewer: the standalone web UI is not built yet; this is the embedded demo scanned once\n');
-    return publication.violations.length === 0 ? EXIT.ok : EXIT.unavailable;
-  }
-  if (config.mode === 'sidecar') {
-    const stop = new AbortController();
-    process.once('SIGINT', () => stop.abort());
-    process.once('SIGTERM', () => stop.abort());
-    return runSidecar(config, SIDECAR_SOCKET_PATH, stop.signal);
-  }
-  // The standalone web server (issue 5) is not built yet: say so plainly rather than pretend to
-  // serve. `viewer scan` runs the scanner on a real destination.
-  process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
-  process.stderr.write('viewer: configuration accepted; the standalone web UI is not built yet (try: viewer scan)\n');
-  return EXIT.unavailable;
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  if (command === 'scan') return runScan(config, stop.signal);
+  return config.mode === 'sidecar' ? runSidecar(config, SIDECAR_SOCKET_PATH, stop.signal) : runStandalone(config, stop.signal);
 }
 
 process.exitCode = await main(process.argv.slice(2));

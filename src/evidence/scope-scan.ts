@@ -68,6 +68,34 @@ export interface ScopeEvidence {
   readonly diagnosticsTruncated: boolean;
   /** Newest receipt time of any WAL object (epoch ms). */
   readonly latestWalReceipt: number | null;
+  /**
+   * The most recently received objects, newest first, keys relative to the scope root. For the
+   * operator's standalone page only: never part of a wire publication.
+   */
+  readonly recentObjects: readonly RecentObject[];
+  /** `.partial` segments by timeline and WAL name (few: one per promotion). */
+  readonly partials: readonly { readonly timeline: number; readonly wal: string }[];
+}
+
+export interface RecentObject {
+  readonly key: string;
+  readonly size: number;
+  readonly receivedAt: string;
+}
+
+export const RECENT_OBJECTS = 20;
+
+/** Keeps the `limit` newest objects seen, newest first; ties keep the earlier key. */
+class RecentObjects {
+  readonly items: { key: string; size: number; at: number }[] = [];
+  add(key: string, size: number, at: number | null): void {
+    if (at === null) return;
+    const last = this.items.at(-1);
+    if (this.items.length >= RECENT_OBJECTS && last !== undefined && at <= last.at) return;
+    const i = this.items.findIndex((o) => at > o.at);
+    this.items.splice(i === -1 ? this.items.length : i, 0, { key, size, at });
+    if (this.items.length > RECENT_OBJECTS) this.items.pop();
+  }
 }
 
 /** Runs `work` over `items` with at most `limit` in flight, keeping order. */
@@ -141,16 +169,18 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   let objectCount = 0;
   let storedBytes = 0;
   let unknownObjects = 0;
-  const count = (size: number) => {
+  const recent = new RecentObjects();
+  const count = (size: number, key = '', at: Date | null = null) => {
     objectCount += 1;
     storedBytes += size;
+    recent.add(relative(key), size, at?.getTime() ?? null);
   };
 
   // 1. Backup directories.
   const catalog = new BackupCatalog(limits.maxBackups);
   for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
     for (const obj of page.objects) {
-      count(obj.size);
+      count(obj.size, obj.key, obj.lastModified);
       catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
     }
   }
@@ -167,7 +197,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const wal = new WalArchive(rangeGeometry, limits);
   for await (const page of listPages(o.driver, { prefix: `${o.root}wals/`, signal: o.signal, meter: o.meter })) {
     for (const obj of page.objects) {
-      count(obj.size);
+      count(obj.size, obj.key, obj.lastModified);
       wal.add(classifyKey(relative(obj.key)), obj.lastModified?.getTime() ?? null, obj.key, obj.size);
     }
   }
@@ -175,14 +205,14 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // 4. Everything else under the scope is counted, and is unknown.
   for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
     for (const obj of page.objects) {
-      count(obj.size);
+      count(obj.size, obj.key, obj.lastModified);
       unknownObjects += 1;
     }
     for (const prefix of page.prefixes) {
       if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
       for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
         for (const obj of inner.objects) {
-          count(obj.size);
+          count(obj.size, obj.key, obj.lastModified);
           unknownObjects += 1;
         }
       }
@@ -255,5 +285,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     rangesTruncated: wal.rangesTruncated,
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated,
     latestWalReceipt: wal.latestReceipt,
+    partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
+    recentObjects: recent.items.map((o) => ({ key: o.key, size: o.size, receivedAt: new Date(o.at).toISOString() })),
   };
 }

@@ -1,0 +1,128 @@
+/**
+ * Standalone mode: one refresher per server scope (the configured list, or the servers discovered
+ * under the destination), a prefix-scoped reachability check for `/readyz`, and the web UI on
+ * LISTEN_ADDR until SIGTERM or SIGINT (graceful shutdown within 15 s). Without a destination it
+ * serves the embedded demo repository, scanned by the same scanner from memory.
+ */
+import type { AddressInfo } from 'node:net';
+import { categoryOf } from '../../common/errors.ts';
+import { createLogger } from '../../common/log.ts';
+import { discoverServers } from '../../evidence/discovery.ts';
+import { BudgetMeter } from '../../evidence/listing.ts';
+import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
+import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
+import { destinationFingerprint } from '../../publication/fingerprint.ts';
+import { Publisher } from '../../publication/publisher.ts';
+import { Reachability } from '../../publication/reachability.ts';
+import { Refresher } from '../../publication/refresher.ts';
+import { confine, scopeRoot } from '../../store/confined.ts';
+import type { Destination } from '../../store/destination.ts';
+import type { StoreDriver } from '../../store/driver.ts';
+import type { ScopeView } from '../../surface/ui/pages.ts';
+import { scopeView } from '../../surface/ui/scope-view.ts';
+import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
+import type { StandaloneConfig } from '../config/config.ts';
+import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
+import { createDriver } from '../store-factory.ts';
+
+export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const demo = config.destination === null;
+  const destination: Destination = config.destination ?? { provider: 'store-a', bucket: DEMO_BUCKET, account: null, emulatorOrigin: null, prefix: DEMO_PREFIX };
+  let driver: StoreDriver;
+  try {
+    driver = demo ? demoRepository() : await createDriver(config);
+  } catch (error) {
+    process.stderr.write(`viewer: standalone refused to start: store: ${categoryOf(error)}\n`);
+    return 78;
+  }
+  const fingerprint = destinationFingerprint(destination, demo ? null : config.endpointUrl);
+  const views = new Map<string, ScopeView>();
+  const refreshers: Refresher[] = [];
+
+  const addScope = (server: string) => {
+    const root = scopeRoot(destination.prefix, server);
+    const scoped = confine(driver, root);
+    const publisher = new Publisher(
+      { cluster: config.cluster ?? standaloneCluster, provider: destination.provider, fingerprint, server, producerVersion: PRODUCER_VERSION },
+      config.retention,
+      config.freshnessThresholdSeconds * 1000,
+    );
+    let evidence: ScopeEvidence | null = null;
+    views.set(server, scopeView(server, publisher.current, null));
+    const refresher = new Refresher({
+      publisher,
+      budget: { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects },
+      intervalMs: config.refreshIntervalSeconds * 1000,
+      scanTimeoutMs: config.scan.timeoutSeconds * 1000,
+      scan: async (signal, next, meter) => {
+        const e = await scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next });
+        evidence = e;
+        return e;
+      },
+      onPublish: (p) => {
+        // A failed attempt leaves `evidence` at the last complete scan, like the publication.
+        views.set(server, scopeView(server, p, evidence));
+        log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code }, 'published');
+      },
+    });
+    refreshers.push(refresher);
+    refresher.start();
+  };
+
+  const destinationRoot = destination.prefix === '' ? '' : `${destination.prefix}/`;
+  let discovery: NodeJS.Timeout | null = null;
+  const discover = async () => {
+    try {
+      const names = await discoverServers(driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
+      for (const n of names) if (!views.has(n)) addScope(n);
+    } catch (error) {
+      log.warn({ failure_category: categoryOf(error) }, 'discovery failed');
+    }
+    if (!stop.aborted) {
+      discovery = setTimeout(() => void discover(), config.refreshIntervalSeconds * 1000);
+      discovery.unref();
+    }
+  };
+  if (demo) addScope(DEMO_SERVER);
+  else if (config.serverNames !== null) config.serverNames.forEach(addScope);
+  else await discover();
+
+  const reachability = new Reachability({ driver, root: destinationRoot, windowMs: config.readinessWindowSeconds * 1000 });
+  reachability.start();
+
+  const server = createStandaloneServer({
+    scopes: () => [...views.values()].sort((a, b) => (a.server < b.server ? -1 : 1)),
+    ready: () => reachability.ready(),
+    trustedUserHeader: config.trustedUserHeader,
+    retentionPolicy: config.retention.policyText,
+    minimumRedundancy: config.retention.minimumRedundancy,
+    walPageSize: config.walPageSize,
+    demo,
+    logger: log,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listen.port, config.listen.host ?? undefined, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shown = config.listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shown}:${address.port}/`;
+  process.stderr.write(`viewer: standalone UI on ${url}${demo ? ' (embedded demo repository)' : ''}\n`);
+  onListening?.(url);
+
+  await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })));
+  if (discovery !== null) clearTimeout(discovery);
+  reachability.stop();
+  await Promise.all(refreshers.map((r) => r.stop()));
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, SERVER_TIMEOUTS.shutdownMs).unref();
+  });
+  driver.close();
+  return 0;
+}

@@ -1,0 +1,280 @@
+/**
+ * The standalone pages, rendered on the server from the last publication of each scope: `/` (the
+ * inventory: freshness, totals, backups by kind, observed recovery coverage per timeline, a
+ * timeline picture, expectations, recent objects) and `/wals` (the compact WAL evidence with
+ * filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
+ */
+import { createHash } from 'node:crypto';
+import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
+import type { RecentObject } from '../../evidence/scope-scan.ts';
+import type { Publication } from '../../publication/publisher.ts';
+import { html, raw, type Raw } from './html.ts';
+
+export interface ScopeView {
+  readonly server: string;
+  readonly publication: Publication;
+  readonly recentObjects: readonly RecentObject[];
+  /** `.partial` segments by WAL name, history files by timeline: what `/wals` lists beside ranges. */
+  readonly partials: readonly { readonly timeline: number; readonly wal: string }[];
+  readonly histories: readonly { readonly timeline: number; readonly status: string }[];
+  /** Where each timeline forked from its parent, for the picture. */
+  readonly forks: readonly { readonly timeline: number; readonly parent: number; readonly position: number }[];
+}
+
+export interface PageContext {
+  readonly scopes: readonly ScopeView[];
+  readonly identity: string | null;
+  readonly retentionPolicy: string | null;
+  readonly minimumRedundancy: number | null;
+  readonly demo: boolean;
+}
+
+export const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
+header{background:#1b1f24;color:#fff;padding:10px 20px;display:flex;gap:24px;align-items:baseline}
+header h1{font-size:17px;margin:0}header a{color:#cfe3ff}main{padding:16px 20px;max-width:1200px}
+section{background:#fff;border:1px solid #d6dae0;border-radius:6px;padding:12px 16px;margin:0 0 16px}
+h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:14px 0 6px}
+table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eceef1;vertical-align:top}
+th{background:#f0f2f5;font-weight:600}code{font:12px ui-monospace,monospace}
+.state{font-weight:600;padding:1px 6px;border-radius:3px;border:1px solid}
+.healthy{color:#145a32;border-color:#145a32}.warning{color:#7a4d00;border-color:#7a4d00}
+.unhealthy{color:#8b0000;border-color:#8b0000}.unknown{color:#444;border-color:#888;border-style:dashed}
+.muted{color:#5b6470}.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
+form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;flex-direction:column;font-size:12px}
+.error{border-color:#8b0000}svg text{font:11px system-ui,sans-serif}
+.lane{fill:#f0f2f5}.range{fill:#2f6f9f}.gap-confirmed{fill:url(#hatch);stroke:#8b0000}.gap-candidate{fill:#fff;stroke:#7a4d00;stroke-dasharray:3 2}
+.backup{fill:#1b1f24}.fork{stroke:#555;stroke-dasharray:2 2}.frontier{stroke:#145a32;stroke-width:2}
+`;
+export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
+
+const state = (s: string) => html`<span class="state ${s}">${s}</span>`;
+const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
+const count = (n: number | null) => (n === null ? html`<span class="muted">unknown</span>` : html`${n.toLocaleString('en-US')}`);
+
+export function layout(title: string, ctx: PageContext, body: Raw): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · viewer</title><style>${raw(STYLE)}</style></head>
+<body><header><h1>viewer</h1><nav><a href="/">Inventory</a> · <a href="/wals">WAL browser</a></nav>
+<span>${ctx.demo ? 'embedded demo repository' : ''}</span>
+<span class="muted">${ctx.identity === null ? '' : html`signed in as ${ctx.identity}`}</span></header>
+<main>${body}</main></body></html>
+`.text;
+}
+
+/** Which shelf of the catalog a backup belongs on (spec: kept separate). */
+export function backupKind(b: BackupItem): 'completed' | 'in progress or abandoned' | 'failed' | 'malformed' | 'unsupported' | 'structurally incomplete' {
+  const code = b.reason.code;
+  if (code === 'backup-info-missing') return 'in progress or abandoned';
+  if (code === 'backup-failed') return 'failed';
+  if (code.startsWith('backup-info') || code === 'backup-status-unknown') return 'malformed';
+  if (code === 'backup-type-unknown' || code === 'backup-type-unsupported' || code === 'snapshot-not-verifiable' || code === 'backup-not-completed') return 'unsupported';
+  return b.state === 'healthy' || b.state === 'warning' ? 'completed' : 'structurally incomplete';
+}
+
+function picture(v: ScopeView): Raw {
+  const p = v.publication;
+  const runs: (WalRangeItem | WalGapItem)[] = [...p.walRanges, ...p.walGaps];
+  if (runs.length === 0) return html`<p class="muted">No WAL observed.</p>`;
+  const timelines = [...new Set(runs.map((r) => r.timeline))].sort((a, b) => a - b);
+  const min = Math.min(...runs.map((r) => r.start_position));
+  const max = Math.max(...runs.map((r) => r.end_position)) + 1;
+  const W = 900;
+  const left = 60;
+  const lane = 34;
+  const x = (pos: number) => left + ((pos - min) / Math.max(1, max - min)) * (W - left - 10);
+  const y = (t: number) => 10 + timelines.indexOf(t) * lane;
+  const H = 20 + timelines.length * lane + 16;
+  const newest = p.walRanges.filter((r) => r.timeline === timelines.at(-1)).at(-1);
+  return html`<svg role="img" aria-labelledby="pic-${v.server}" viewBox="0 0 ${W} ${H}" width="100%">
+<title id="pic-${v.server}">Timelines of ${v.server} as lanes over WAL position: ranges, gaps, backups and the frontier</title>
+<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#8b0000"/></pattern></defs>
+${timelines.map((t) => html`<rect class="lane" x="${left}" y="${y(t)}" width="${W - left - 10}" height="22"/><text x="4" y="${y(t) + 15}">timeline ${t}</text>`)}
+${p.walRanges.map((r) => html`<rect class="range" x="${x(r.start_position)}" y="${y(r.timeline) + 4}" width="${Math.max(1.5, x(r.end_position + 1) - x(r.start_position))}" height="14"><title>segments ${r.first_wal} to ${r.last_wal} (${r.segment_count})</title></rect>`)}
+${p.walGaps.map((g) => html`<rect class="gap-${g.status}" x="${x(g.start_position)}" y="${y(g.timeline) + 1}" width="${Math.max(3, x(g.end_position + 1) - x(g.start_position))}" height="20"><title>${g.status} gap: ${g.first_wal} to ${g.last_wal} (${g.segment_count} missing)</title></rect><text x="${x(g.start_position)}" y="${y(g.timeline) + 32}">${g.status === 'confirmed' ? 'gap' : 'gap?'}</text>`)}
+${v.forks.filter((f) => timelines.includes(f.timeline) && timelines.includes(f.parent)).map((f) => html`<line class="fork" x1="${x(f.position)}" y1="${y(f.parent) + 11}" x2="${x(f.position)}" y2="${y(f.timeline) + 11}"><title>timeline ${f.timeline} forks from ${f.parent}</title></line>`)}
+${p.backups.flatMap((b) => {
+    const pos = positionOf(b, p);
+    if (pos === null || b.timeline === null || !timelines.includes(b.timeline)) return [];
+    return [html`<path class="backup" d="M${x(pos)} ${y(b.timeline) + 1} l5 -8 h-10 z"><title>backup ${b.backup_id} (${b.state})</title></path>`];
+  })}
+${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_position + 1)}" y1="${y(newest.timeline) - 2}" x2="${x(newest.end_position + 1)}" y2="${y(newest.timeline) + 24}"><title>frontier: ${newest.last_wal}</title></line><text x="${Math.min(W - 60, x(newest.end_position + 1) + 3)}" y="${y(newest.timeline) + 33}">frontier</text>`}
+</svg>
+<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.</p>`;
+}
+
+/** A backup's begin position, from the recovery path that starts there (positions are not in the item). */
+function positionOf(b: BackupItem, p: Publication): number | null {
+  const path = p.recoveryPaths.find((r) => r.backup_id === b.backup_id && r.start_position !== null);
+  return path?.start_position ?? null;
+}
+
+function coverage(paths: readonly RecoveryPathItem[]): Raw {
+  if (paths.length === 0) return html`<p class="muted">No completed backup, so no recovery path.</p>`;
+  const targets = [...new Set(paths.map((r) => r.target_timeline))].sort((a, b) => a - b);
+  return html`${targets.map((t) => html`<h3>Observed recovery coverage to timeline ${t}</h3>
+<table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
+${paths.filter((r) => r.target_timeline === t).map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${state(r.state)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
+</tbody></table>`)}`;
+}
+
+function backups(items: readonly BackupItem[]): Raw {
+  if (items.length === 0) return html`<p class="muted">No backup directory.</p>`;
+  const kinds = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'] as const;
+  return html`${kinds.map((k) => {
+    const rows = items.filter((b) => backupKind(b) === k);
+    return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
+<table><thead><tr><th>backup</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
+${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${state(b.state)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+</tbody></table>`;
+  })}`;
+}
+
+function scopeSection(v: ScopeView, ctx: PageContext): Raw {
+  const s = v.publication.snapshot;
+  const ac = s.details.archive_cloud;
+  const limits = [ac.ranges_truncated ? 'WAL ranges' : '', ac.diagnostics_truncated ? 'diagnostics' : '', s.inventory.last_failure_category === 'safety_limit' ? 'scan budget' : ''].filter(Boolean);
+  const usable = ac.structurally_usable_backups;
+  return html`<section aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
+<p>${s.reason.message}</p>
+<div class="facts">
+<span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
+<span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
+<span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}`}</span>
+<span>Safety limits reached</span><span>${limits.length === 0 ? 'none' : limits.join(', ')}</span>
+<span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${count(s.inventory.stored_bytes)}</span>
+<span>WAL continuity</span><span>${state(ac.wal.state)} ${ac.wal.reason.message}</span>
+<span>Timelines</span><span>${state(ac.timeline.state)} ${ac.timeline.reason.message}</span>
+<span>Observed recovery coverage</span><span>${state(ac.coverage.state)} ${ac.coverage.reason.message}</span>
+<span>Expected retention</span><span>${ctx.retentionPolicy ?? 'not configured'}</span>
+<span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(ac.retention.state)}</span>
+</div>
+<h3>Timelines and WAL</h3>${picture(v)}
+<h3>Backups</h3>${backups(v.publication.backups)}
+${coverage(v.publication.recoveryPaths)}
+<h3>Recently received objects</h3>
+${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<table><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td><code>${o.key}</code></td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
+</section>`;
+}
+
+export function inventoryPage(ctx: PageContext): string {
+  const body = html`<section><h2>Repository</h2><p>${ctx.scopes.length} server scope${ctx.scopes.length === 1 ? '' : 's'}: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.
+Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p></section>
+${ctx.scopes.map((v) => scopeSection(v, ctx))}`;
+  return layout('Inventory', ctx, body);
+}
+
+export const WAL_CLASSES = ['segment', 'partial', 'history', 'backup-history', 'duplicate', 'unknown'] as const;
+export type WalClass = (typeof WAL_CLASSES)[number];
+
+export interface WalFilter {
+  readonly server: string | null;
+  readonly walClass: WalClass | null;
+  readonly timeline: number | null;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly page: number;
+}
+
+export type WalFilterResult = { ok: true; filter: WalFilter } | { ok: false; problems: string[] };
+
+const WAL = /^[0-9A-F]{24}$/;
+
+/** Parses `/wals` query parameters: `server`, `class`, `timeline`, `from`, `to`, `page` (D-46). */
+export function parseWalFilter(search: URLSearchParams, servers: readonly string[]): WalFilterResult {
+  const problems: string[] = [];
+  const one = (name: string) => {
+    const all = search.getAll(name);
+    if (all.length > 1) problems.push(`${name} is given more than once`);
+    const v = all[0];
+    return v === undefined || v === '' ? null : v;
+  };
+  for (const name of new Set(search.keys())) if (!['server', 'class', 'timeline', 'from', 'to', 'page'].includes(name)) problems.push(`unknown filter ${name.slice(0, 20)}`);
+  const server = one('server');
+  if (server !== null && !servers.includes(server)) problems.push('server is not one of the scopes');
+  const walClass = one('class');
+  if (walClass !== null && !(WAL_CLASSES as readonly string[]).includes(walClass)) problems.push(`class must be one of ${WAL_CLASSES.join(', ')}`);
+  const timeline = one('timeline');
+  if (timeline !== null && (!/^[1-9][0-9]{0,9}$/.test(timeline) || Number(timeline) > 0xffffffff)) problems.push('timeline must be a positive integer');
+  const from = one('from');
+  const to = one('to');
+  if (from !== null && !WAL.test(from)) problems.push('from must be a 24-digit uppercase WAL name');
+  if (to !== null && !WAL.test(to)) problems.push('to must be a 24-digit uppercase WAL name');
+  if (from !== null && to !== null && WAL.test(from) && WAL.test(to) && from > to) problems.push('from must not come after to');
+  const page = one('page');
+  if (page !== null && !/^[1-9][0-9]{0,6}$/.test(page)) problems.push('page must be a positive integer');
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, filter: { server, walClass: walClass as WalClass | null, timeline: timeline === null ? null : Number(timeline), from, to, page: page === null ? 1 : Number(page) } };
+}
+
+interface WalRow {
+  readonly server: string;
+  readonly timeline: number;
+  readonly first: string;
+  readonly last: string;
+  readonly what: Raw;
+}
+
+function walRows(v: ScopeView, f: WalFilter): WalRow[] {
+  const inRange = (first: string, last: string) => (f.from === null || last >= f.from) && (f.to === null || first <= f.to);
+  const onTimeline = (t: number) => f.timeline === null || f.timeline === t;
+  const rows: WalRow[] = [];
+  const want = (c: WalClass) => f.walClass === null || f.walClass === c;
+  const p = v.publication;
+  if (want('segment')) {
+    const runs = [...p.walRanges.map((r) => ({ r, gap: false })), ...p.walGaps.map((r) => ({ r, gap: true }))].sort((a, b) => a.r.timeline - b.r.timeline || a.r.start_position - b.r.start_position);
+    for (const { r, gap } of runs) {
+      if (!onTimeline(r.timeline) || !inRange(r.first_wal, r.last_wal)) continue;
+      // A missing run is one row however long it is.
+      const what = gap ? html`<strong>missing</strong> ${r.segment_count} segment${r.segment_count === 1 ? '' : 's'} (${(r as WalGapItem).status} gap)` : html`${r.segment_count} archived segment${r.segment_count === 1 ? '' : 's'}`;
+      rows.push({ server: v.server, timeline: r.timeline, first: r.first_wal, last: r.last_wal, what });
+    }
+  }
+  if (want('partial')) for (const x of v.partials) if (onTimeline(x.timeline) && inRange(x.wal, x.wal)) rows.push({ server: v.server, timeline: x.timeline, first: x.wal, last: x.wal, what: html`partial segment` });
+  if (want('history')) for (const h of v.histories) if (onTimeline(h.timeline) && f.from === null && f.to === null) rows.push({ server: v.server, timeline: h.timeline, first: '-', last: '-', what: html`history file (${h.status})` });
+  return rows;
+}
+
+export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): string {
+  const scopes = ctx.scopes.filter((v) => f.server === null || v.server === f.server);
+  const rows = scopes.flatMap((v) => walRows(v, f));
+  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const page = Math.min(f.page, pages);
+  const shown = rows.slice((page - 1) * pageSize, page * pageSize);
+  const counted = (c: 'backup_history' | 'duplicate' | 'unknown') => scopes.reduce((n, v) => n + (v.publication.snapshot.details.archive_cloud.wal_counts?.[c] ?? 0), 0);
+  const link = (n: number) => {
+    const q = new URLSearchParams();
+    if (f.server !== null) q.set('server', f.server);
+    if (f.walClass !== null) q.set('class', f.walClass);
+    if (f.timeline !== null) q.set('timeline', String(f.timeline));
+    if (f.from !== null) q.set('from', f.from);
+    if (f.to !== null) q.set('to', f.to);
+    q.set('page', String(n));
+    return `/wals?${q.toString()}`;
+  };
+  const notes = f.walClass === 'backup-history' || f.walClass === 'duplicate' || f.walClass === 'unknown'
+    ? html`<p>${count(counted(f.walClass === 'backup-history' ? 'backup_history' : f.walClass))} objects of class ${f.walClass}: counted exactly, not kept one by one.</p>`
+    : '';
+  const body = html`<section><h2>WAL browser</h2>${filterForm(ctx, f)}</section>
+<section>${notes}<p class="muted">${rows.length} row${rows.length === 1 ? '' : 's'}, page ${page} of ${pages}.</p>
+<table><thead><tr><th>server</th><th>timeline</th><th>first WAL</th><th>last WAL</th><th>what</th></tr></thead><tbody>
+${shown.map((r) => html`<tr><td><code>${r.server}</code></td><td>${r.timeline}</td><td><code>${r.first}</code></td><td><code>${r.last}</code></td><td>${r.what}</td></tr>`)}
+</tbody></table>
+<p>${page > 1 ? html`<a href="${link(page - 1)}">previous</a>` : ''} ${page < pages ? html`<a href="${link(page + 1)}">next</a>` : ''}</p></section>`;
+  return layout('WAL browser', ctx, body);
+}
+
+function filterForm(ctx: PageContext, f: WalFilter | null): Raw {
+  return html`<form method="get" action="/wals">
+<label>Server<select name="server"><option value="">all</option>${ctx.scopes.map((v) => html`<option${f?.server === v.server ? raw(' selected') : ''}>${v.server}</option>`)}</select></label>
+<label>Class<select name="class"><option value="">all</option>${WAL_CLASSES.map((c) => html`<option${f?.walClass === c ? raw(' selected') : ''}>${c}</option>`)}</select></label>
+<label>Timeline<input name="timeline" inputmode="numeric" size="6" value="${f?.timeline ?? ''}"></label>
+<label>From WAL<input name="from" size="26" maxlength="24" value="${f?.from ?? ''}"></label>
+<label>To WAL<input name="to" size="26" maxlength="24" value="${f?.to ?? ''}"></label>
+<button type="submit">Filter</button></form>`;
+}
+
+export function rejectedFilterPage(ctx: PageContext, problems: readonly string[]): string {
+  return layout('Filter rejected', ctx, html`<section class="error"><h2>Filter rejected</h2><p>Nothing was searched. Fix the filter:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul>${filterForm(ctx, null)}</section>`);
+}

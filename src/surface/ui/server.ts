@@ -1,0 +1,99 @@
+/**
+ * The standalone web server: exactly `GET /`, `GET /wals`, `GET /healthz`, `GET /readyz` on TCP,
+ * unauthenticated, rendering only from the last publications (no store I/O in a request). Other
+ * paths are 404, other methods 405 (D-47). Pages carry `no-store`, a Content-Security-Policy that
+ * allows only the one stylesheet (by hash) and no script or framing, `nosniff` and
+ * `no-referrer`. Request logs name the route only.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from '../../common/log.ts';
+import { API_VERSION } from '../../contract/primitives.ts';
+import { serialize } from '../../contract/serialize.ts';
+import { html } from './html.ts';
+import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type PageContext, type ScopeView } from './pages.ts';
+
+export interface StandaloneServerOptions {
+  readonly scopes: () => readonly ScopeView[];
+  readonly ready: () => boolean;
+  readonly trustedUserHeader: string | null;
+  readonly retentionPolicy: string | null;
+  readonly minimumRedundancy: number | null;
+  readonly walPageSize: number;
+  readonly demo: boolean;
+  readonly logger: Logger;
+}
+
+export const SERVER_TIMEOUTS = { readHeaderMs: 5_000, readMs: 15_000, writeMs: 30_000, idleMs: 60_000, maxHeaderBytes: 16 * 1024, shutdownMs: 15_000 } as const;
+
+export const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': `default-src 'none'; style-src '${STYLE_HASH}'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+} as const;
+
+const ROUTES = new Set(['/', '/wals', '/healthz', '/readyz']);
+const IDENTITY_MAX = 128;
+
+function identityOf(value: string | string[] | undefined): string | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return null;
+  // Displayed text only: control characters dropped, length bounded, escaped when rendered.
+  const clean = [...v].filter((c) => c >= ' ' && c !== '\u007f').join('').trim();
+  return clean === '' ? null : clean.slice(0, IDENTITY_MAX);
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
+  res.end(body);
+}
+
+export function createStandaloneServer(o: StandaloneServerOptions): Server {
+  const server = createServer(
+    { maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes, headersTimeout: SERVER_TIMEOUTS.readHeaderMs, requestTimeout: SERVER_TIMEOUTS.readMs, keepAliveTimeout: SERVER_TIMEOUTS.idleMs, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      const started = process.hrtime.bigint();
+      res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
+      const url = new URL(req.url ?? '/', 'http://standalone');
+      const route = ROUTES.has(url.pathname) ? url.pathname : 'unknown';
+      const ctx = (): PageContext => ({
+        scopes: o.scopes(),
+        identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
+        retentionPolicy: o.retentionPolicy,
+        minimumRedundancy: o.minimumRedundancy,
+        demo: o.demo,
+      });
+      let status: number;
+      if (route === 'unknown') {
+        status = 404;
+        send(res, status, 'text/html; charset=utf-8', layout('Not found', ctx(), html`<section><h2>Not found</h2><p>This server has <a href="/">the inventory</a> and <a href="/wals">the WAL browser</a>.</p></section>`));
+      } else if (req.method !== 'GET') {
+        status = 405;
+        send(res, status, 'text/plain; charset=utf-8', 'Only GET is allowed.\n', { Allow: 'GET' });
+      } else if (route === '/healthz') {
+        status = 200;
+        send(res, status, 'application/json', serialize('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }));
+      } else if (route === '/readyz') {
+        const ready = o.ready();
+        status = ready ? 200 : 503;
+        send(res, status, 'application/json', serialize('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }));
+      } else if (route === '/') {
+        status = url.search === '' ? 200 : 400;
+        send(res, status, 'text/html; charset=utf-8', status === 200 ? inventoryPage(ctx()) : rejectedFilterPage(ctx(), ['the inventory takes no query']));
+      } else {
+        const c = ctx();
+        const filter = parseWalFilter(url.searchParams, c.scopes.map((v) => v.server));
+        status = filter.ok ? 200 : 400;
+        send(res, status, 'text/html; charset=utf-8', filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
+      }
+      req.resume();
+      o.logger.info({ route, status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    },
+  );
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
+}

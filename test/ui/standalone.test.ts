@@ -1,0 +1,112 @@
+/**
+ * The standalone web UI, the real executable with no configuration (`npm start`): the embedded demo
+ * repository scanned by the real scanner and served on TCP. Checks the four routes and nothing
+ * else, the hardening headers, the inventory's contents (every backup kind kept apart, coverage,
+ * the picture), the WAL browser's filters and compact missing runs, rejected filters, and that
+ * request logs name routes only.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { wireViolations } from '../../src/contract/validate.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
+
+describe('standalone UI on the embedded demo', () => {
+  let child: ChildProcess;
+  let base = '';
+  let logs = '';
+
+  before(async () => {
+    child = spawn(process.execPath, [BIN], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', TRUSTED_USER_HEADER: 'X-Forwarded-User', EXPECTED_MINIMUM_REDUNDANCY: '2', EXPECTED_RETENTION_POLICY: 'RECOVERY WINDOW OF 7 DAYS', WAL_PAGE_SIZE: '2' } });
+    child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
+    base = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
+        if (m?.[1] !== undefined) resolve(m[1].replace('localhost', '127.0.0.1'));
+      });
+      child.once('exit', () => reject(new Error(err)));
+    });
+    // The first scan of the demo is immediate; wait until it is published.
+    for (let i = 0; i < 50 && !/"generation":1/.test(logs); i++) await new Promise((r) => setTimeout(r, 100));
+  });
+  after(() => {
+    child.kill('SIGTERM');
+  });
+
+  const get = async (path: string, headers: Record<string, string> = {}, method = 'GET') => {
+    const r = await fetch(new URL(path, base), { method, headers, redirect: 'manual' });
+    return { status: r.status, headers: r.headers, body: await r.text() };
+  };
+
+  it('serves the inventory with every hardening header and no script', async () => {
+    const r = await get('/', { 'X-Forwarded-User': '<b>alice</b>' });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('cache-control'), 'no-store');
+    const csp = r.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    assert.doesNotMatch(csp, /script-src|unsafe-inline/);
+    assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(r.headers.get('referrer-policy'), 'no-referrer');
+    assert.doesNotMatch(r.body, /<script/i);
+    assert.match(r.body, /signed in as &lt;b&gt;alice&lt;\/b&gt;/);
+  });
+
+  it('keeps completed, failed, in-progress and incomplete backups apart and shows coverage', async () => {
+    const body = (await get('/')).body;
+    for (const heading of ['Completed (3)', 'Failed (1)', 'In progress or abandoned (1)']) assert.ok(body.includes(heading), heading);
+    assert.match(body, /Observed recovery coverage to timeline 2/);
+    assert.match(body, /gap-limited/);
+    assert.match(body, /frontier/);
+    assert.doesNotMatch(body, /restorable until|restore verified|exact recovery window/i);
+    assert.match(body, /2 expected, 3 structurally usable/);
+    assert.match(body, /RECOVERY WINDOW OF 7 DAYS/);
+    assert.match(body, /<svg role="img"/);
+    assert.match(body, /class="gap-confirmed"/);
+    assert.match(body, /Recently received objects/);
+  });
+
+  it('browses WAL compactly, filters, pages by WAL_PAGE_SIZE and rejects bad filters', async () => {
+    const all = await get('/wals');
+    assert.equal(all.status, 200);
+    assert.match(all.body, /page 1 of \d+/);
+    const gaps = await get('/wals?class=segment&timeline=1&from=000000010000000000000015&to=000000010000000000000017');
+    assert.match(gaps.body, /<strong>missing<\/strong> 1 segment \(confirmed gap\)/);
+    const partial = await get('/wals?class=partial');
+    assert.match(partial.body, /partial segment/);
+    for (const q of ['class=everything', 'timeline=0', 'from=zzz', 'server=nope', 'from=000000010000000000000017&to=000000010000000000000015', 'page=-1', 'class=segment&class=partial', 'bogus=1']) {
+      const r = await get(`/wals?${q}`);
+      assert.equal(r.status, 400, q);
+      assert.match(r.body, /Filter rejected/);
+    }
+  });
+
+  it('serves health and readiness, and only the four routes with GET', async () => {
+    const h = await get('/healthz');
+    assert.equal(h.status, 200);
+    assert.deepEqual(wireViolations('HealthStatus', JSON.parse(h.body)), []);
+    const ready = await get('/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal((await get('/nope')).status, 404);
+    assert.equal((await get('/api/v1alpha1/snapshot')).status, 404);
+    const post = await get('/', {}, 'POST');
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET');
+  });
+
+  it('logs route names only: no query, no identity header', async () => {
+    await get('/wals?class=segment&timeline=1', { 'X-Forwarded-User': 'mallory-identity' });
+    await new Promise((r) => setTimeout(r, 100));
+    const requests = logs.split('\n').filter((l) => l.includes('"msg":"request"'));
+    assert.ok(requests.length > 5);
+    for (const line of requests) {
+      assert.match(line, /"route":"(\/|\/wals|\/healthz|\/readyz|unknown)"/);
+      assert.doesNotMatch(line, /class=|timeline=|mallory|alice/);
+    }
+  });
+});
