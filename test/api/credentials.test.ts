@@ -5,25 +5,14 @@
  * prove the ambient values were valid (standalone mode uses them) and the static files work.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { runViewer } from '../support/run-viewer.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
 
-function scan(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'scan'], { env: { PATH: process.env['PATH'] ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 describe('sidecar credentials never fall back to the ambient chain', () => {
   let repos: RealRepositories;
@@ -70,17 +59,17 @@ describe('sidecar credentials never fall back to the ambient chain', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('control: the ambient values are valid (standalone mode uses them)', async () => {
-    const r = await scan({ ...ambient, DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`, ARCHIVE_SERVER_NAMES: 'pg-wal1m', STORE_ENDPOINT_URL: repos.endpoint });
+    const r = await runViewer(['scan'], { ...ambient, DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`, ARCHIVE_SERVER_NAMES: 'pg-wal1m', STORE_ENDPOINT_URL: repos.endpoint });
     assert.equal(r.status, 0, r.stderr);
   });
 
   it('control: the sidecar works with the right static files', async () => {
-    const r = await scan(sidecar('good-secret'));
+    const r = await runViewer(['scan'], sidecar('good-secret'));
     assert.equal(r.status, 0, r.stderr);
   });
 
   it('a wrong static secret fails as authentication although valid ambient credentials are all around', async () => {
-    const r = await scan(sidecar('wrong-secret'));
+    const r = await runViewer(['scan'], sidecar('wrong-secret'));
     assert.equal(r.status, 1);
     assert.match(r.stderr, /scan failed: authentication/);
     const snapshot = (JSON.parse(r.stdout) as { snapshot: { inventory: { last_failure_category: string } } }).snapshot;

@@ -5,7 +5,6 @@
  * exact object and byte counts; every request it sends must stay under the server's prefix.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,8 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { runViewer } from '../support/run-viewer.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
@@ -27,16 +26,6 @@ interface ScanDocument {
   recovery_paths: Record<string, any>[];
 }
 
-function run(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'scan'], { env: { PATH: process.env['PATH'] ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 /** A pass-through proxy in front of the store that records every request line it forwards. */
 function recordingProxy(target: URL, seen: string[]): Promise<Server> {
@@ -72,7 +61,7 @@ describe('viewer scan on real barman-cloud repositories', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   async function scan(server: string, endpoint?: string): Promise<ScanDocument> {
-    const r = await run(env(server, endpoint));
+    const r = await runViewer(['scan'], env(server, endpoint));
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as ScanDocument;
     assert.deepEqual(wireViolations('RepositoryEvidenceSnapshot', doc.snapshot), []);

@@ -16,6 +16,7 @@ import { confine, scopeRoot } from '../../store/confined.ts';
 import { createEvidenceApi } from '../../surface/api/evidence-api.ts';
 import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../surface/api/socket.ts';
 import { GateError, readTokenFile } from '../../surface/api/token-file.ts';
+import { closeGracefully } from '../../surface/close-server.ts';
 import type { SidecarConfig } from '../config/config.ts';
 import { PRODUCER_VERSION } from '../identity.ts';
 import { createDriver } from '../store-factory.ts';
@@ -70,14 +71,7 @@ export async function runSidecar(config: SidecarConfig, socketPath: string, stop
   log.info({}, 'shutting down');
   reachability.stop();
   await refresher.stop();
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    setTimeout(() => {
-      server.closeAllConnections();
-      resolve();
-    }, 5_000).unref();
-  });
+  await closeGracefully(server, 5_000);
   driver.close();
   await rm(socketPath, { force: true });
   return 0;

@@ -21,6 +21,7 @@ import type { StoreDriver } from '../../store/driver.ts';
 import type { ScopeView } from '../../surface/ui/pages.ts';
 import { scopeView } from '../../surface/ui/scope-view.ts';
 import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
+import { closeGracefully } from '../../surface/close-server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
 import { createDriver } from '../store-factory.ts';
@@ -115,14 +116,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   if (discovery !== null) clearTimeout(discovery);
   reachability.stop();
   await Promise.all(refreshers.map((r) => r.stop()));
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    setTimeout(() => {
-      server.closeAllConnections();
-      resolve();
-    }, SERVER_TIMEOUTS.shutdownMs).unref();
-  });
+  await closeGracefully(server, SERVER_TIMEOUTS.shutdownMs);
   driver.close();
   return 0;
 }
