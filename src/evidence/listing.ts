@@ -32,6 +32,8 @@ export class BudgetMeter {
 export interface ListingOptions {
   readonly prefix: string;
   readonly delimiter?: '/';
+  /** Start after this key (the parallel listing's range starts). */
+  readonly startAfter?: string;
   readonly signal: AbortSignal;
   readonly meter: BudgetMeter;
   readonly pageSize?: number;
@@ -45,6 +47,7 @@ export async function* listPages(driver: StoreDriver, options: ListingOptions): 
       signal: options.signal,
       maxKeys: options.pageSize ?? 1000,
       ...(options.delimiter === undefined ? {} : { delimiter: options.delimiter }),
+      ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter }),
       ...(continuationToken === undefined ? {} : { continuationToken }),
     });
   let pending: Promise<ListPage> | null = request();
@@ -57,4 +60,18 @@ export async function* listPages(driver: StoreDriver, options: ListingOptions): 
     pending?.catch(() => undefined);
     yield page;
   }
+}
+
+/**
+ * Compares two keys in UTF-8 byte order, the order stores list in. UTF-16 code-unit order agrees
+ * with it except between surrogates and U+E000–U+FFFF, where the bytes decide.
+ */
+export function compareKeyBytes(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x >= 0xd800 || y >= 0xd800 ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : x - y;
+  }
+  return a.length - b.length;
 }

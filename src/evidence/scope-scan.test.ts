@@ -213,6 +213,27 @@ describe('WAL evidence', () => {
     );
   });
 
+  it('parallel key ranges give exactly the evidence of one sequential listing, seams included', async () => {
+    const store = new MemoryStore();
+    const repo = new SyntheticRepository(store, ROOT);
+    // 40 hash directories; holes right at directory seams and inside; a second timeline.
+    repo.segments(1, 1, 40 * 256, at(0), { stepMs: 1000, missing: [255, 256, 2048, 2049, 5000, 7679, 7680, 7681] });
+    repo.history(2, [{ parent: 1, switchpoint: repo.switchpoint(6000) }], at(200));
+    repo.segments(2, 6000, 6300, at(210), { stepMs: 1000, suffix: '.gz' });
+    repo.segment(1, 300, at(5), '.gz');
+    store.put(`${ROOT}wals/0000000100000011`, 'an object named like a directory');
+    repo.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) });
+    const run = async (concurrency: number) =>
+      scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e7 }), concurrency, generation: 1, previousGaps: [] });
+    const one = await run(1);
+    const eight = await run(8);
+    for (const k of ['ranges', 'gaps', 'walCounts', 'objectCount', 'storedBytes', 'unknownObjects', 'recentObjects', 'paths'] as const) {
+      assert.deepEqual(eight[k], one[k], k);
+    }
+    assert.equal(one.gaps.length, 4);
+    assert.equal(one.walCounts.duplicate, 1);
+  });
+
   it('reaching the page budget is a safety_limit, never a short success', async () => {
     const store = new MemoryStore();
     const repo = new SyntheticRepository(store, ROOT);

@@ -172,6 +172,45 @@ export class WalArchive {
     tl.ranges.push({ start: p.position, end: p.position, count: 1, startReceipt: receipt, latestReceipt: receipt, endReceipt: receipt, compressed, duplicated: false });
   }
 
+  /**
+   * Appends the evidence of the key range that follows this one (the parallel listing splits
+   * `wals/` at hash-directory boundaries, so no WAL name spans two parts). A run that continues
+   * across the seam is stitched into one range; positions that go backwards mean the store did
+   * not list in order.
+   */
+  append(next: WalArchive): void {
+    for (const k of Object.keys(this.counts) as (keyof WalCounts)[]) this.counts[k] += next.counts[k];
+    if (next.latestReceipt !== null && (this.latestReceipt === null || next.latestReceipt > this.latestReceipt)) this.latestReceipt = next.latestReceipt;
+    for (const h of next.histories) {
+      if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push(h);
+      else this.diagnosticsTruncated = true;
+    }
+    this.rangesTruncated ||= next.rangesTruncated;
+    this.diagnosticsTruncated ||= next.diagnosticsTruncated;
+    for (const [t, theirs] of next.timelines) {
+      const ours = this.#timeline(t);
+      for (const p of theirs.partials) ours.partials.add(p);
+      const [first, ...rest] = theirs.ranges;
+      if (first === undefined) continue;
+      const last = ours.ranges.at(-1);
+      if (last !== undefined && first.start <= last.end) throw new ViewerError('incompatible_format', 'the store listed WAL segments out of order');
+      if (last !== undefined && first.start === nextPosition(last.end, this.#geometry)) {
+        last.end = first.end;
+        last.count += first.count;
+        last.endReceipt = first.endReceipt;
+        if (first.latestReceipt !== null) last.latestReceipt = Math.max(last.latestReceipt ?? first.latestReceipt, first.latestReceipt);
+        last.compressed ||= first.compressed;
+        last.duplicated ||= first.duplicated;
+        ours.ranges.push(...rest);
+        this.#rangeCount += rest.length;
+      } else {
+        ours.ranges.push(first, ...rest);
+        this.#rangeCount += 1 + rest.length;
+      }
+    }
+    if (this.#rangeCount > this.#limits.maxRanges) this.rangesTruncated = true;
+  }
+
   /** Missing existing positions between `from` and `to`, inclusive. */
   missingBetween(from: number, to: number): number {
     return positionsBetween(from, to, this.#geometry);
