@@ -17,7 +17,8 @@ import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
 import { findGaps, type Gap, type GapMemory } from './gaps.ts';
-import { compareKeyBytes, listPages, type BudgetMeter } from './listing.ts';
+import { listPages, type BudgetMeter } from './listing.ts';
+import { compareKeyBytes } from '../store/key-order.ts';
 import { recoveryPaths } from './recovery-paths.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
 import { WalArchive, type WalCounts } from './wal-archive.ts';
@@ -184,7 +185,9 @@ async function listWal(
   const prefix = `${o.root}wals/`;
   const dirs: string[] = [];
   for await (const page of listPages(o.driver, { prefix, delimiter: '/', signal: o.signal, meter: o.meter })) dirs.push(...page.prefixes);
-  const parts = Math.max(1, Math.min(o.concurrency, Math.floor(dirs.length / 4)));
+  // A store that cannot start a listing after a key would list every range from the start.
+  const parallel = o.driver.capabilities?.startAfter !== 'emulated';
+  const parts = parallel ? Math.max(1, Math.min(o.concurrency, Math.floor(dirs.length / 4))) : 1;
   // Range i covers keys after starts[i] up to and including starts[i + 1]; the first has no start.
   const starts: (string | undefined)[] = Array.from({ length: parts }, (_, i) => (i === 0 ? undefined : dirs[Math.floor((i * dirs.length) / parts)]?.slice(0, -1)));
   const archives = await Promise.all(

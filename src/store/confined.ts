@@ -14,6 +14,7 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
     throw new StoreError('invalid_configuration', 'a store request left the confined prefix');
   };
   return {
+    ...(driver.capabilities === undefined ? {} : { capabilities: driver.capabilities }),
     async listPage(request: ListRequest): Promise<ListPage> {
       if (!inside(request.prefix) || (request.startAfter !== undefined && !inside(request.startAfter))) refuse();
       const page = await driver.listPage(request);

@@ -49,6 +49,8 @@ export type ReadResult =
   | { readonly status: 'too-large'; readonly size: number };
 
 export interface StoreDriver {
+  /** `startAfter: 'emulated'` when the provider cannot start a listing after a key (the driver skips). */
+  readonly capabilities?: { readonly startAfter: 'native' | 'emulated' };
   listPage(request: ListRequest): Promise<ListPage>;
   read(request: ReadRequest): Promise<ReadResult>;
   /** Releases connections; the driver is unusable afterwards. */

@@ -10,6 +10,7 @@
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
+import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
   InvalidAccessKeyId: 'authentication',
@@ -51,18 +52,6 @@ const BY_NETWORK_CODE: Record<string, FailureCategory> = {
   ESOCKETTIMEDOUT: 'timeout',
 };
 
-const MESSAGES: Record<FailureCategory, string> = {
-  canceled: 'the store request was canceled',
-  timeout: 'the store request timed out',
-  invalid_configuration: 'the store rejected the configured destination',
-  authentication: 'the store did not accept the credentials',
-  authorization: 'the credentials may not read the destination',
-  throttled: 'the store throttled the request',
-  unavailable: 'the store is unavailable',
-  not_found: 'the destination bucket does not exist',
-  incompatible_format: 'the store answered in an unexpected format',
-  safety_limit: 'a store safety limit was reached',
-};
 
 function statusCategory(status: number | undefined): FailureCategory | null {
   if (status === undefined) return null;
@@ -107,5 +96,5 @@ export function s3FailureCategory(error: unknown, signal?: AbortSignal): Failure
 
 export function toStoreError(error: unknown, signal?: AbortSignal): StoreError {
   const category = s3FailureCategory(error, signal);
-  return new StoreError(category, MESSAGES[category], { cause: error });
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
 }

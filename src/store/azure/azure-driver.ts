@@ -1,0 +1,98 @@
+/**
+ * The `store-b` driver: Azure Blob Storage through the official SDK (`@azure/storage-blob`),
+ * read-only (list blobs, download a small blob). Credentials come from an explicit connection
+ * string (read from the configured file by this driver, or handed over from the ambient
+ * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it). List Blobs has no
+ * start-after, so the driver skips keys up to it itself and says so (`startAfter: 'emulated'`):
+ * the scanner then lists in one range instead of many.
+ */
+import { readFile } from 'node:fs/promises';
+import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { StoreError } from '../../common/errors.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+import { compareKeyBytes } from '../key-order.ts';
+import { toAzureStoreError } from './classify.ts';
+
+export type AzureCredentials = { readonly mode: 'connection-string-file'; readonly file: string } | { readonly mode: 'connection-string'; readonly value: string };
+
+export interface AzureDriverOptions {
+  readonly container: string;
+  readonly credentials: AzureCredentials;
+}
+
+async function connectionString(c: AzureCredentials): Promise<string> {
+  if (c.mode === 'connection-string') return c.value;
+  let text: string;
+  try {
+    text = await readFile(c.file, 'utf8');
+  } catch (cause) {
+    throw new StoreError('invalid_configuration', 'a credential file could not be read', { cause });
+  }
+  const value = text.endsWith('\n') ? text.slice(0, -1) : text;
+  if (!/^[\x20-\x7e]+$/.test(value)) throw new StoreError('invalid_configuration', 'a credential file is empty or malformed');
+  return value;
+}
+
+export async function createAzureDriver(options: AzureDriverOptions): Promise<StoreDriver> {
+  let container: ContainerClient;
+  try {
+    container = BlobServiceClient.fromConnectionString(await connectionString(options.credentials), { retryOptions: { maxTries: 3 } }).getContainerClient(options.container);
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreError('invalid_configuration', 'the storage connection string is not usable', { cause: error });
+  }
+  const abort = (signal: AbortSignal) => {
+    if (signal.aborted) throw toAzureStoreError(new Error('aborted'), signal);
+  };
+  return {
+    capabilities: { startAfter: 'emulated' },
+
+    async listPage(request: ListRequest): Promise<ListPage> {
+      abort(request.signal);
+      const max = Math.min(request.maxKeys ?? 1000, 5000);
+      const token = request.continuationToken ?? undefined;
+      try {
+        const objects: StoreObject[] = [];
+        const prefixes: string[] = [];
+        const pages =
+          request.delimiter === undefined
+            ? container.listBlobsFlat({ prefix: request.prefix, abortSignal: request.signal }).byPage({ maxPageSize: max, ...(token === undefined ? {} : { continuationToken: token }) })
+            : container.listBlobsByHierarchy(request.delimiter, { prefix: request.prefix, abortSignal: request.signal }).byPage({ maxPageSize: max, ...(token === undefined ? {} : { continuationToken: token }) });
+        const result = await pages.next();
+        if (result.done === true) return { objects, prefixes, nextToken: null };
+        const page = result.value;
+        const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] };
+        for (const b of segment.blobItems ?? []) {
+          if (request.startAfter !== undefined && compareKeyBytes(b.name, request.startAfter) <= 0) continue;
+          objects.push({ key: b.name, size: b.properties.contentLength ?? 0, lastModified: b.properties.lastModified ?? null });
+        }
+        for (const p of segment.blobPrefixes ?? []) {
+          if (request.startAfter !== undefined && compareKeyBytes(p.name, request.startAfter) <= 0) continue;
+          prefixes.push(p.name);
+        }
+        // The last page carries an empty marker, not an absent one.
+        const next = page.continuationToken;
+        return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null };
+      } catch (error) {
+        throw toAzureStoreError(error, request.signal);
+      }
+    },
+
+    async read(request: ReadRequest): Promise<ReadResult> {
+      abort(request.signal);
+      const blob = container.getBlobClient(request.key);
+      try {
+        const props = await blob.getProperties({ abortSignal: request.signal });
+        const size = props.contentLength ?? 0;
+        if (size > request.maxBytes) return { status: 'too-large', size };
+        return { status: 'found', bytes: size === 0 ? new Uint8Array() : await blob.downloadToBuffer(0, size, { abortSignal: request.signal }) };
+      } catch (error) {
+        const status = (error as { statusCode?: unknown }).statusCode;
+        if (status === 404 && !request.signal.aborted && (error as { code?: unknown }).code !== 'ContainerNotFound') return { status: 'absent' };
+        throw toAzureStoreError(error, request.signal);
+      }
+    },
+
+    close: () => undefined,
+  };
+}

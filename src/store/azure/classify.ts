@@ -1,0 +1,60 @@
+/**
+ * The one place Azure Blob Storage errors become failure categories. The SDK throws `RestError`s
+ * with an HTTP `statusCode` and the service's `code` (from `x-ms-error-code`); network failures
+ * carry a Node `code`; aborts are `AbortError`. Only viewer's fixed messages leave this module.
+ */
+import type { FailureCategory } from '../../contract/primitives.ts';
+import { StoreError } from '../../common/errors.ts';
+import { STORE_MESSAGES } from '../messages.ts';
+
+const BY_CODE: Record<string, FailureCategory> = {
+  AuthenticationFailed: 'authentication',
+  InvalidAuthenticationInfo: 'authentication',
+  NoAuthenticationInformation: 'authentication',
+  AuthorizationFailure: 'authorization',
+  AuthorizationPermissionMismatch: 'authorization',
+  AuthorizationResourceTypeMismatch: 'authorization',
+  InsufficientAccountPermissions: 'authorization',
+  AccountIsDisabled: 'authorization',
+  ContainerNotFound: 'not_found',
+  ResourceNotFound: 'not_found',
+  ServerBusy: 'throttled',
+  OperationTimedOut: 'timeout',
+  InternalError: 'unavailable',
+  InvalidResourceName: 'invalid_configuration',
+  InvalidUri: 'invalid_configuration',
+  InvalidHeaderValue: 'invalid_configuration',
+};
+
+const BY_NETWORK_CODE: Record<string, FailureCategory> = {
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  ENOTFOUND: 'unavailable',
+  EAI_AGAIN: 'unavailable',
+  ETIMEDOUT: 'timeout',
+  REQUEST_SEND_ERROR: 'unavailable',
+};
+
+export function azureFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
+  if (signal?.aborted === true) {
+    const reason: unknown = signal.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'canceled';
+  }
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
+  if (e.name === 'AbortError') return 'canceled';
+  const code = typeof e.code === 'string' ? e.code : '';
+  const byCode = BY_CODE[code] ?? BY_NETWORK_CODE[code];
+  if (byCode !== undefined) return byCode;
+  const status = typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'authorization';
+  if (status === 404) return 'not_found';
+  if (status === 429 || status === 503) return 'throttled';
+  if (status === 400) return 'invalid_configuration';
+  return 'unavailable';
+}
+
+export function toAzureStoreError(error: unknown, signal?: AbortSignal): StoreError {
+  const category = azureFailureCategory(error, signal);
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
+}

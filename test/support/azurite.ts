@@ -1,0 +1,42 @@
+/**
+ * Azurite, Microsoft's Azure Storage emulator from npm, started for a test file on a free port of
+ * 127.0.0.1 with in-memory storage (and stopped by it). The API version check is skipped because
+ * the SDK speaks a newer version than the emulator knows; telemetry is off.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join, dirname } from 'node:path';
+
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+/** The emulator's well-known development key (public, documented by Microsoft). */
+export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+export interface Azurite {
+  readonly blobEndpoint: string;
+  connectionString(key?: string): string;
+  stop(): void;
+}
+
+export async function startAzurite(): Promise<Azurite> {
+  const main = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
+  const child: ChildProcess = spawn(process.execPath, [main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`azurite did not start: ${out}`)), 30_000);
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', () => reject(new Error(`azurite exited: ${out}`)));
+  });
+  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  return {
+    blobEndpoint,
+    connectionString: (key = AZURITE_KEY) => `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${key};BlobEndpoint=${blobEndpoint};`,
+    stop: () => child.kill('SIGTERM'),
+  };
+}
