@@ -28,6 +28,16 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', console: 'readonly' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bin/**/*.js', 'src/cli/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -5,6 +5,7 @@
 import { ViewerError } from '../common/errors.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { createAzureDriver } from '../store/azure/azure-driver.ts';
+import { createGcsDriver } from '../store/gcs/gcs-driver.ts';
 import { createS3Driver } from '../store/s3/s3-driver.ts';
 import type { Config } from './config/config.ts';
 
@@ -26,5 +27,8 @@ export async function createDriver(config: Config): Promise<StoreDriver> {
       credentials: c.mode === 'ambient' ? { mode: 'connection-string', value: ambient ?? '' } : { mode: 'connection-string-file', file: c.file },
     });
   }
-  throw new ViewerError('invalid_configuration', `provider ${destination.provider} is not available in this build`);
+  if (destination.provider === 'store-c' && (c.mode === 'service-account-file' || c.mode === 'ambient')) {
+    return createGcsDriver({ bucket: destination.bucket, endpoint: config.endpointUrl, credentials: c });
+  }
+  throw new ViewerError('invalid_configuration', `provider ${destination.provider} is not available with these credentials`);
 }

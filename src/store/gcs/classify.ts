@@ -1,0 +1,53 @@
+/**
+ * The one place Google Cloud Storage errors become failure categories. The SDK throws `ApiError`s
+ * whose `code` is the HTTP status (and whose `errors[].reason` names the cause), network errors
+ * with a Node `code`, and aborts. Only viewer's fixed messages leave this module.
+ */
+import type { FailureCategory } from '../../contract/primitives.ts';
+import { StoreError } from '../../common/errors.ts';
+import { STORE_MESSAGES } from '../messages.ts';
+
+const BY_REASON: Record<string, FailureCategory> = {
+  authError: 'authentication',
+  required: 'authentication',
+  forbidden: 'authorization',
+  accessNotConfigured: 'authorization',
+  notFound: 'not_found',
+  rateLimitExceeded: 'throttled',
+  userRateLimitExceeded: 'throttled',
+  backendError: 'unavailable',
+  invalid: 'invalid_configuration',
+};
+
+const BY_NETWORK_CODE: Record<string, FailureCategory> = {
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  ENOTFOUND: 'unavailable',
+  EAI_AGAIN: 'unavailable',
+  ETIMEDOUT: 'timeout',
+};
+
+export function gcsFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
+  if (signal?.aborted === true) {
+    const reason: unknown = signal.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'canceled';
+  }
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; errors?: unknown };
+  if (e.name === 'AbortError') return 'canceled';
+  const reasons = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x.reason) : [];
+  for (const r of reasons) if (typeof r === 'string' && BY_REASON[r] !== undefined) return BY_REASON[r];
+  if (typeof e.code === 'string' && BY_NETWORK_CODE[e.code] !== undefined) return BY_NETWORK_CODE[e.code] ?? 'unavailable';
+  const status = typeof e.code === 'number' ? e.code : undefined;
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'authorization';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'throttled';
+  if (status === 408) return 'timeout';
+  if (status === 400) return 'invalid_configuration';
+  return 'unavailable';
+}
+
+export function toGcsStoreError(error: unknown, signal?: AbortSignal): StoreError {
+  const category = gcsFailureCategory(error, signal);
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
+}

@@ -1,0 +1,86 @@
+/**
+ * The `store-c` driver: Google Cloud Storage through the official SDK (`@google-cloud/storage`),
+ * read-only (list objects, download a small object). Credentials: a service-account key file, or
+ * the SDK's Application Default Credentials (standalone only). `STORE_ENDPOINT_URL` points it at
+ * an emulator. Listing starts after a key with `startOffset`, and the driver also skips the key
+ * itself, since the offset is inclusive.
+ */
+import { Storage, type Bucket } from '@google-cloud/storage';
+import { compareKeyBytes } from '../key-order.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+import { toGcsStoreError } from './classify.ts';
+
+export type GcsCredentials = { readonly mode: 'service-account-file'; readonly file: string } | { readonly mode: 'ambient' };
+
+export interface GcsDriverOptions {
+  readonly bucket: string;
+  readonly endpoint: string | null;
+  readonly credentials: GcsCredentials;
+}
+
+interface GcsListResponse {
+  readonly prefixes?: string[];
+  readonly nextPageToken?: string;
+}
+
+export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver> {
+  const storage = new Storage({
+    ...(options.endpoint === null ? {} : { apiEndpoint: options.endpoint, projectId: 'viewer' }),
+    ...(options.credentials.mode === 'service-account-file' ? { keyFilename: options.credentials.file } : {}),
+    retryOptions: { maxRetries: 2 },
+  });
+  const bucket: Bucket = storage.bucket(options.bucket);
+  const abort = (signal: AbortSignal) => {
+    if (signal.aborted) throw toGcsStoreError(new Error('aborted'), signal);
+  };
+  return Promise.resolve({
+    capabilities: { startAfter: 'native' },
+
+    async listPage(request: ListRequest): Promise<ListPage> {
+      abort(request.signal);
+      try {
+        const [files, , raw] = await bucket.getFiles({
+          prefix: request.prefix,
+          autoPaginate: false,
+          maxResults: Math.min(request.maxKeys ?? 1000, 1000),
+          ...(request.delimiter === undefined ? {} : { delimiter: request.delimiter }),
+          ...(request.continuationToken === undefined ? {} : { pageToken: request.continuationToken }),
+          ...(request.startAfter === undefined ? {} : { startOffset: request.startAfter }),
+        });
+        abort(request.signal);
+        const after = request.startAfter;
+        const objects: StoreObject[] = files
+          .filter((f) => after === undefined || compareKeyBytes(f.name, after) > 0)
+          .map((f) => ({ key: f.name, size: Number(f.metadata.size ?? 0), lastModified: f.metadata.updated === undefined ? null : new Date(f.metadata.updated) }));
+        const response = (raw ?? {}) as GcsListResponse;
+        const prefixes = (response.prefixes ?? []).filter((p) => after === undefined || compareKeyBytes(p, after) > 0);
+        return { objects, prefixes, nextToken: typeof response.nextPageToken === 'string' && response.nextPageToken !== '' ? response.nextPageToken : null };
+      } catch (error) {
+        throw toGcsStoreError(error, request.signal);
+      }
+    },
+
+    async read(request: ReadRequest): Promise<ReadResult> {
+      abort(request.signal);
+      const file = bucket.file(request.key);
+      try {
+        const [metadata] = await file.getMetadata();
+        const size = Number(metadata.size ?? 0);
+        if (size > request.maxBytes) return { status: 'too-large', size };
+        const [bytes] = await file.download({ validation: false });
+        abort(request.signal);
+        return bytes.length > request.maxBytes ? { status: 'too-large', size: bytes.length } : { status: 'found', bytes };
+      } catch (error) {
+        const e = error as { code?: unknown; errors?: { reason?: unknown }[] };
+        if (e.code === 404 && !request.signal.aborted) {
+          // A missing bucket is also a 404 here; listing tells them apart (it fails only without a bucket).
+          const bucketThere = await bucket.getFiles({ prefix: request.key, maxResults: 1, autoPaginate: false }).then(() => true, () => false);
+          if (bucketThere) return { status: 'absent' };
+        }
+        throw toGcsStoreError(error, request.signal);
+      }
+    },
+
+    close: () => undefined,
+  });
+}
