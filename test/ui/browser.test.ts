@@ -1,0 +1,77 @@
+/**
+ * The standalone pages in a real browser (Debian's Chromium driven by playwright-core), with
+ * JavaScript disabled: the hashed stylesheet is applied under the Content-Security-Policy and
+ * nothing is blocked, the timeline picture is there with its accessible title, and the WAL filter
+ * form works by plain submission.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { VIEWER_BIN } from '../support/run-viewer.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 'Debian chromium is not installed' }, () => {
+  let child: ChildProcess;
+  let browser: Browser;
+  let base = '';
+
+  before(async () => {
+    child = spawn(process.execPath, [VIEWER_BIN], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', WAL_PAGE_SIZE: '5' } });
+    base = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
+        if (m?.[1] !== undefined) resolve(m[1].replace('localhost', '127.0.0.1'));
+      });
+      child.once('exit', () => reject(new Error(err)));
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  after(async () => {
+    child.kill('SIGTERM');
+    await (browser as Browser | undefined)?.close();
+  });
+
+  it('renders the inventory with its stylesheet allowed by the CSP and no violation', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/.test(m.text())) violations.push(m.text());
+    });
+    const response = await page.goto(base);
+    assert.equal(response?.status(), 200);
+    // The header is dark only if the inline stylesheet was applied.
+    const background = await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.equal(background, 'rgb(27, 31, 36)');
+    assert.equal(await page.locator('svg[role="img"] title').first().textContent(), 'Timelines of pg-main as lanes over WAL position: ranges, gaps, backups and the frontier');
+    assert.ok((await page.locator('h3', { hasText: 'Failed (1)' }).count()) === 1);
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  it('filters the WAL browser by submitting the form, without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${base}wals`);
+    await page.selectOption('select[name="class"]', 'segment');
+    await page.fill('input[name="timeline"]', '1');
+    await page.click('button[type="submit"]');
+    await page.waitForURL(/\/wals\?/);
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('class'), 'segment');
+    assert.equal(url.searchParams.get('timeline'), '1');
+    assert.ok((await page.locator('td', { hasText: 'missing' }).count()) >= 1);
+    await page.fill('input[name="timeline"]', '0');
+    await page.click('button[type="submit"]');
+    assert.equal(await page.locator('h2').first().textContent(), 'Filter rejected');
+    await context.close();
+  });
+});
