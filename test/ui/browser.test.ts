@@ -49,7 +49,9 @@ describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 
     const response = await page.goto(base);
     assert.equal(response?.status(), 200);
     // The header is dark only if the inline stylesheet was applied.
-    const background = await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor);
+    // Runs in the page; the project compiles without the DOM library, hence the narrow cast.
+    type PageGlobals = { getComputedStyle(e: unknown): { backgroundColor: string } };
+    const background = await page.locator('header').evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).backgroundColor);
     assert.equal(background, 'rgb(27, 31, 36)');
     assert.equal(await page.locator('svg[role="img"] title').first().textContent(), 'Timelines of pg-main as lanes over WAL position: ranges, gaps, backups and the frontier');
     assert.ok((await page.locator('h3', { hasText: 'Failed (1)' }).count()) === 1);
