@@ -1,0 +1,90 @@
+/**
+ * Standalone mode on the real repositories in Swift: scopes discovered under the destination when
+ * ARCHIVE_SERVER_NAMES is unset, readiness from a prefix-scoped listing, a client that sends its
+ * headers too slowly is cut off (read-header timeout, 5 s), and SIGTERM shuts down gracefully.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { realRepositories } from '../support/real-repositories.ts';
+import { VIEWER_BIN } from '../support/run-viewer.ts';
+
+describe('standalone mode on a real S3-compatible store', () => {
+  let child: ChildProcess;
+  let base = '';
+  let dir = '';
+  let logs = '';
+
+  before(async () => {
+    const repos = realRepositories();
+    dir = mkdtempSync(join(tmpdir(), 'viewer-standalone-'));
+    writeFileSync(join(dir, 'id'), repos.accessKeyId);
+    writeFileSync(join(dir, 'secret'), repos.secretAccessKey);
+    child = spawn(process.execPath, [VIEWER_BIN], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        LISTEN_ADDR: '127.0.0.1:0',
+        DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
+        STORE_ENDPOINT_URL: repos.endpoint,
+        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+      },
+    });
+    child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
+    base = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
+      child.once('exit', () => reject(new Error(err)));
+    });
+    for (let i = 0; i < 100 && (logs.match(/"generation":1/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+  });
+  after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('discovers both server scopes and shows their evidence', async () => {
+    const page = await (await fetch(base)).text();
+    assert.match(page, /2 server scopes: <code>pg-main<\/code>, <code>pg-wal1m<\/code>/);
+    assert.match(page, /Server <code>pg-main<\/code> <span class="state warning">warning<\/span>/);
+    assert.match(page, /Server <code>pg-wal1m<\/code> <span class="state/);
+    const wals = await (await fetch(new URL('/wals?server=pg-main&class=segment&timeline=1', base))).text();
+    assert.match(wals, /<strong>missing<\/strong> 1 segment \(candidate gap\)/);
+  });
+
+  it('is ready once a prefix-scoped listing succeeded', async () => {
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await fetch(new URL('/readyz', base))).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200);
+  });
+
+  it('cuts off a client that does not finish its headers within 5 s', async () => {
+    const url = new URL(base);
+    const started = Date.now();
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+      socket.on('data', () => undefined);
+      socket.on('close', () => resolve());
+    });
+    const took = Date.now() - started;
+    assert.ok(took >= 4_000 && took < 9_000, `closed after ${took} ms`);
+  });
+
+  it('shuts down gracefully on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.doesNotMatch(logs, /fixtures|acme|tester|testing/);
+  });
+});
