@@ -6,12 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { VIEWER_BIN } from '../support/run-viewer.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** Screenshots of each page, kept as test artefacts (ignored by git). */
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 'Debian chromium is not installed' }, () => {
   let child: ChildProcess;
@@ -44,7 +47,7 @@ describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 
     const page = await context.newPage();
     const violations: string[] = [];
     page.on('console', (m) => {
-      if (/Content Security Policy|Refused/.test(m.text())) violations.push(m.text());
+      if (m.type() === 'error' || /Content Security Policy|Refused/.test(m.text())) violations.push(m.text());
     });
     const response = await page.goto(base);
     assert.equal(response?.status(), 200);
@@ -56,6 +59,8 @@ describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 
     assert.equal(await page.locator('svg[role="img"] title').first().textContent(), 'Timelines of pg-main as lanes over WAL position: ranges, gaps, backups and the frontier');
     assert.ok((await page.locator('h3', { hasText: 'Failed (1)' }).count()) === 1);
     assert.deepEqual(violations, []);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'inventory.png'), fullPage: true });
     await context.close();
   });
 
@@ -71,9 +76,31 @@ describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 
     assert.equal(url.searchParams.get('class'), 'segment');
     assert.equal(url.searchParams.get('timeline'), '1');
     assert.ok((await page.locator('td', { hasText: 'missing' }).count()) >= 1);
+    await page.screenshot({ path: join(ARTIFACTS, 'wals.png'), fullPage: true });
     await page.fill('input[name="timeline"]', '0');
     await page.click('button[type="submit"]');
     assert.equal(await page.locator('h2').first().textContent(), 'Filter rejected');
+    await page.screenshot({ path: join(ARTIFACTS, 'wals-rejected.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('applies every filter: server, each class, timeline and an inclusive WAL range', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const rows = async (query: string) => {
+      await page.goto(`${base}wals?${query}`);
+      return page.locator('tbody tr td:last-child').allTextContents();
+    };
+    assert.ok((await rows('server=pg-main')).length > 0);
+    assert.ok((await rows('class=segment')).every((t) => /segment/.test(t)));
+    assert.deepEqual(await rows('class=partial'), ['partial segment']);
+    assert.deepEqual(await rows('class=history'), ['history file (valid)']);
+    for (const c of ['backup-history', 'duplicate', 'unknown']) {
+      await page.goto(`${base}wals?class=${c}`);
+      assert.match((await page.locator('section').nth(1).textContent()) ?? '', new RegExp(`objects of class ${c}: counted exactly`));
+    }
+    assert.ok((await rows('timeline=2')).length > 0);
+    assert.deepEqual(await rows('timeline=1&from=000000010000000000000016&to=000000010000000000000016'), ['missing 1 segment (confirmed gap)']);
     await context.close();
   });
 });
