@@ -5,6 +5,7 @@
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
+import { abortCategory } from '../abort.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
@@ -36,10 +37,8 @@ const BY_NETWORK_CODE: Record<string, FailureCategory> = {
 };
 
 export function azureFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
-  if (signal?.aborted === true) {
-    const reason: unknown = signal.reason;
-    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'canceled';
-  }
+  const aborted = abortCategory(signal);
+  if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
   if (e.name === 'AbortError') return 'canceled';
   const code = typeof e.code === 'string' ? e.code : '';

@@ -10,6 +10,7 @@
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
+import { abortCategory } from '../abort.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
@@ -74,10 +75,8 @@ interface SdkErrorShape {
 
 /** The category of an SDK failure; `signal` tells a deliberate abort from a deadline. */
 export function s3FailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
-  if (signal?.aborted === true) {
-    const reason: unknown = signal.reason;
-    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'canceled';
-  }
+  const aborted = abortCategory(signal);
+  if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
   const name = typeof e.name === 'string' ? e.name : '';
   if (name === 'AbortError') return 'canceled';
