@@ -140,6 +140,10 @@ describe('viewer scan on real barman-cloud repositories', () => {
     assert.deepEqual(doc.backups.map((b) => [b['backup_id'], b['status'], b['begin_wal'], b['end_wal'], b['wal_segment_size_bytes'], b['state']]), barman.map((b) => [b.backup_id, b.status, b.begin_wal, b.end_wal, 1048576, 'healthy']));
     assert.deepEqual(doc.wal_gaps, []);
     assert.equal(doc.snapshot['details']['archive_cloud']['wal']['state'], 'healthy');
+    // One continuous range from log 0 (segment 0FFC) into log 1: the hash-directory seam is no gap.
+    assert.equal(doc.wal_ranges.length, 1);
+    assert.equal(doc.wal_ranges[0]?.['first_wal'], '000000010000000000000FFC');
+    assert.match(doc.wal_ranges[0]?.['last_wal'] as string, /^0000000100000001/);
   });
 
   it('sends every request under <prefix>/<server>/ (recorded at a proxy in front of the store)', async () => {

@@ -11,7 +11,8 @@
 #   PITR to "incident" and promotion: timeline 2 with its history file; WAL gzip on timeline 2;
 #   backup 3 --bzip2 --name after-pitr on timeline 2; then one timeline-1 segment between
 #   backup 1 and backup 2 is deleted.
-# Server pg-wal1m (1 MiB segments): plain WAL, one backup.
+# Server pg-wal1m (1 MiB segments, starting at segment 0FFC so WAL crosses from log 0 into log 1):
+# plain WAL, one backup.
 #
 # Idempotent: a marker holding this script's hash skips the build when nothing changed.
 # Env: S3_ENDPOINT (http://127.0.0.1:18080) ACCESS SECRET WORK (/var/tmp/viewer-test/repos)
@@ -223,6 +224,8 @@ log "pg-main: deleted $GAP_WAL"
 log "pg-wal1m: initdb with 1 MiB segments, archive, back up"
 SMALL=$WORK/pg/small
 init_cluster "$SMALL" $PORT_SMALL pg-wal1m --wal-segsize=1
+# Start near the end of log 0 so the archive crosses into the next hash directory (log 1).
+as_pg "$PG/pg_resetwal" -l 000000010000000000000FFC -D "$SMALL" >/dev/null
 start "$SMALL"
 as_pg "$PG/pgbench" -h "$WORK/pg/sock" -p $PORT_SMALL -U postgres -i -s 1 -q postgres >/dev/null 2>&1
 switch $PORT_SMALL 3
