@@ -1,5 +1,5 @@
 /** Runs the real `viewer` executable with a given environment and collects what it printed. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const VIEWER_BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
@@ -12,5 +12,29 @@ export function runViewer(args: readonly string[], env: Record<string, string>):
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+export interface RunningViewer {
+  readonly child: ChildProcess;
+  /** Base URL the standalone server printed, with `localhost` replaced by 127.0.0.1. */
+  readonly base: string;
+  /** Everything written to stdout so far (the JSON log lines). */
+  readonly logs: () => string;
+}
+
+/** Starts the executable in standalone mode and resolves once it printed its URL. */
+export function startStandalone(env: Record<string, string>): Promise<RunningViewer> {
+  const child = spawn(process.execPath, [VIEWER_BIN], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', ...env } });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise<RunningViewer>((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
+      if (m?.[1] !== undefined) resolve({ child, base: m[1].replace('localhost', '127.0.0.1'), logs: () => out });
+    });
+    child.once('exit', () => reject(new Error(err)));
   });
 }

@@ -5,40 +5,31 @@
  * form works by plain submission.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { VIEWER_BIN } from '../support/run-viewer.ts';
+import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of each page, kept as test artefacts (ignored by git). */
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 describe('standalone pages in Chromium', { skip: existsSync(CHROMIUM) ? false : 'Debian chromium is not installed' }, () => {
-  let child: ChildProcess;
+  let viewer: RunningViewer;
   let browser: Browser;
   let base = '';
 
   before(async () => {
-    child = spawn(process.execPath, [VIEWER_BIN], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', WAL_PAGE_SIZE: '5' } });
-    base = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      child.stderr?.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
-        if (m?.[1] !== undefined) resolve(m[1].replace('localhost', '127.0.0.1'));
-      });
-      child.once('exit', () => reject(new Error(err)));
-    });
+    viewer = await startStandalone({ WAL_PAGE_SIZE: '5' });
+    base = viewer.base;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });
   after(async () => {
-    child.kill('SIGTERM');
+    viewer.child.kill('SIGTERM');
     await (browser as Browser | undefined)?.close();
   });
 

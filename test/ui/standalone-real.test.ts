@@ -4,47 +4,35 @@
  * headers too slowly is cut off (read-header timeout, 5 s), and SIGTERM shuts down gracefully.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { realRepositories } from '../support/real-repositories.ts';
-import { VIEWER_BIN } from '../support/run-viewer.ts';
+import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
 
 describe('standalone mode on a real S3-compatible store', () => {
   let child: ChildProcess;
   let base = '';
   let dir = '';
-  let logs = '';
+  let viewer: RunningViewer;
 
   before(async () => {
     const repos = realRepositories();
     dir = mkdtempSync(join(tmpdir(), 'viewer-standalone-'));
     writeFileSync(join(dir, 'id'), repos.accessKeyId);
     writeFileSync(join(dir, 'secret'), repos.secretAccessKey);
-    child = spawn(process.execPath, [VIEWER_BIN], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        LISTEN_ADDR: '127.0.0.1:0',
-        DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
-        STORE_ENDPOINT_URL: repos.endpoint,
-        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
-      },
+    viewer = await startStandalone({
+      DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
+      STORE_ENDPOINT_URL: repos.endpoint,
+      STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+      STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
     });
-    child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
-    base = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      child.stderr?.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      child.once('exit', () => reject(new Error(err)));
-    });
-    for (let i = 0; i < 100 && (logs.match(/"generation":1/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    child = viewer.child;
+    base = viewer.base;
+    for (let i = 0; i < 100 && (viewer.logs().match(/"generation":1/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
   });
   after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -85,6 +73,6 @@ describe('standalone mode on a real S3-compatible store', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    assert.doesNotMatch(logs, /fixtures|acme|tester|testing/);
+    assert.doesNotMatch(viewer.logs(), /fixtures|acme|tester|testing/);
   });
 });

@@ -6,35 +6,23 @@
  * request logs name routes only.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
+import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
 
 describe('standalone UI on the embedded demo', () => {
-  let child: ChildProcess;
+  let viewer: RunningViewer;
   let base = '';
-  let logs = '';
+  const logs = () => viewer.logs();
 
   before(async () => {
-    child = spawn(process.execPath, [BIN], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', TRUSTED_USER_HEADER: 'X-Forwarded-User', EXPECTED_MINIMUM_REDUNDANCY: '2', EXPECTED_RETENTION_POLICY: 'RECOVERY WINDOW OF 7 DAYS', WAL_PAGE_SIZE: '2' } });
-    child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
-    base = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      child.stderr?.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
-        if (m?.[1] !== undefined) resolve(m[1].replace('localhost', '127.0.0.1'));
-      });
-      child.once('exit', () => reject(new Error(err)));
-    });
+    viewer = await startStandalone({ TRUSTED_USER_HEADER: 'X-Forwarded-User', EXPECTED_MINIMUM_REDUNDANCY: '2', EXPECTED_RETENTION_POLICY: 'RECOVERY WINDOW OF 7 DAYS', WAL_PAGE_SIZE: '2' });
+    base = viewer.base;
     // The first scan of the demo is immediate; wait until it is published.
-    for (let i = 0; i < 50 && !/"generation":1/.test(logs); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !/"generation":1/.test(logs()); i++) await new Promise((r) => setTimeout(r, 100));
   });
   after(() => {
-    child.kill('SIGTERM');
+    viewer.child.kill('SIGTERM');
   });
 
   const get = async (path: string, headers: Record<string, string> = {}, method = 'GET') => {
@@ -102,7 +90,7 @@ describe('standalone UI on the embedded demo', () => {
   it('logs route names only: no query, no identity header', async () => {
     await get('/wals?class=segment&timeline=1', { 'X-Forwarded-User': 'mallory-identity' });
     await new Promise((r) => setTimeout(r, 100));
-    const requests = logs.split('\n').filter((l) => l.includes('"msg":"request"'));
+    const requests = logs().split('\n').filter((l) => l.includes('"msg":"request"'));
     assert.ok(requests.length > 5);
     for (const line of requests) {
       assert.match(line, /"route":"(\/|\/wals|\/healthz|\/readyz|unknown)"/);
