@@ -6,6 +6,7 @@
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
+import { networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
@@ -27,22 +28,14 @@ const BY_CODE: Record<string, FailureCategory> = {
   InvalidHeaderValue: 'invalid_configuration',
 };
 
-const BY_NETWORK_CODE: Record<string, FailureCategory> = {
-  ECONNREFUSED: 'unavailable',
-  ECONNRESET: 'unavailable',
-  ENOTFOUND: 'unavailable',
-  EAI_AGAIN: 'unavailable',
-  ETIMEDOUT: 'timeout',
-  REQUEST_SEND_ERROR: 'unavailable',
-};
-
 export function azureFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
   const aborted = abortCategory(signal);
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
   if (e.name === 'AbortError') return 'canceled';
   const code = typeof e.code === 'string' ? e.code : '';
-  const byCode = BY_CODE[code] ?? BY_NETWORK_CODE[code];
+  // REQUEST_SEND_ERROR is the Azure SDK's own name for a request that never reached the service.
+  const byCode = BY_CODE[code] ?? networkCategory(code) ?? (code === 'REQUEST_SEND_ERROR' ? 'unavailable' : undefined);
   if (byCode !== undefined) return byCode;
   const status = typeof e.statusCode === 'number' ? e.statusCode : undefined;
   if (status === 401) return 'authentication';

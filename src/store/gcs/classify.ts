@@ -6,6 +6,7 @@
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
+import { networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_REASON: Record<string, FailureCategory> = {
@@ -20,14 +21,6 @@ const BY_REASON: Record<string, FailureCategory> = {
   invalid: 'invalid_configuration',
 };
 
-const BY_NETWORK_CODE: Record<string, FailureCategory> = {
-  ECONNREFUSED: 'unavailable',
-  ECONNRESET: 'unavailable',
-  ENOTFOUND: 'unavailable',
-  EAI_AGAIN: 'unavailable',
-  ETIMEDOUT: 'timeout',
-};
-
 export function gcsFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
   const aborted = abortCategory(signal);
   if (aborted !== null) return aborted;
@@ -35,7 +28,8 @@ export function gcsFailureCategory(error: unknown, signal?: AbortSignal): Failur
   if (e.name === 'AbortError') return 'canceled';
   const reasons = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x.reason) : [];
   for (const r of reasons) if (typeof r === 'string' && BY_REASON[r] !== undefined) return BY_REASON[r];
-  if (typeof e.code === 'string' && BY_NETWORK_CODE[e.code] !== undefined) return BY_NETWORK_CODE[e.code] ?? 'unavailable';
+  const net = networkCategory(e.code);
+  if (net !== undefined) return net;
   const status = typeof e.code === 'number' ? e.code : undefined;
   if (status === 401) return 'authentication';
   if (status === 403) return 'authorization';

@@ -11,6 +11,7 @@
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
+import { networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
@@ -41,19 +42,6 @@ const BY_CODE: Record<string, FailureCategory> = {
   RequestTimeTooSkewed: 'authentication',
 };
 
-const BY_NETWORK_CODE: Record<string, FailureCategory> = {
-  ECONNREFUSED: 'unavailable',
-  ECONNRESET: 'unavailable',
-  EPIPE: 'unavailable',
-  ENOTFOUND: 'unavailable',
-  EAI_AGAIN: 'unavailable',
-  EHOSTUNREACH: 'unavailable',
-  ENETUNREACH: 'unavailable',
-  ETIMEDOUT: 'timeout',
-  ESOCKETTIMEDOUT: 'timeout',
-};
-
-
 function statusCategory(status: number | undefined): FailureCategory | null {
   if (status === undefined) return null;
   if (status === 401) return 'authentication';
@@ -83,7 +71,7 @@ export function s3FailureCategory(error: unknown, signal?: AbortSignal): Failure
   if (name === 'TimeoutError') return 'timeout';
   const byCode = BY_CODE[name];
   if (byCode !== undefined) return byCode;
-  const net = typeof e.code === 'string' ? BY_NETWORK_CODE[e.code] : undefined;
+  const net = networkCategory(e.code);
   if (net !== undefined) return net;
   const byStatus = statusCategory(e.$metadata?.httpStatusCode);
   if (byStatus !== null) return byStatus;
