@@ -1,0 +1,77 @@
+/**
+ * One process, one scan of a generated corpus through the in-process listing source: the same
+ * code `viewer scan` runs after its store driver (scanScope, then the publisher). Prints one JSON
+ * line: keys, scan time, keys/s, peak RSS, the heap the scan's evidence and publication retain
+ * (heap used after a full collection with them alive, minus the same once they are dropped), and
+ * whether the scan equals the generator's truth.
+ *
+ * Usage: node --expose-gc [--max-old-space-size=N --max-semi-space-size=N] bench/inprocess-scan.ts
+ *          <segments> <seed> <concurrency> [lazy|materialized]
+ *   lazy          the source builds each hash directory's keys when a listing reaches it (flat
+ *                 memory: the memory figures)
+ *   materialized  every key built before the clock starts (throughput: the keys/s figure)
+ */
+import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
+import { BudgetMeter } from '../src/evidence/listing.ts';
+import { scanScope } from '../src/evidence/scope-scan.ts';
+import { Publisher } from '../src/publication/publisher.ts';
+import { Corpus } from './corpus.ts';
+import { CorpusDriver } from './corpus-driver.ts';
+import { compareTruth } from './truth.ts';
+
+const [segmentsText, seedText, concurrencyText, source = 'lazy'] = process.argv.slice(2);
+const [segments = NaN, seed = NaN, concurrency = NaN] = [segmentsText, seedText, concurrencyText].map(Number);
+if (![segments, seed, concurrency].every(Number.isInteger) || !['lazy', 'materialized'].includes(source)) {
+  process.stderr.write('usage: inprocess-scan.ts <segments> <seed> <concurrency> [lazy|materialized]\n');
+  process.exit(64);
+}
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) {
+  process.stderr.write('inprocess-scan.ts needs --expose-gc\n');
+  process.exit(64);
+}
+const collect = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+const root = 'bench/main/';
+const corpus = new Corpus({ root, segments, seed });
+if (source === 'materialized') corpus.materialize();
+const driver = new CorpusDriver(corpus);
+
+async function scanOnce() {
+  const publisher = new Publisher(
+    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: 'main', producerVersion: PRODUCER_VERSION },
+    { policyText: null, policy: null, minimumRedundancy: null },
+    15 * 60_000,
+  );
+  const meter = new BudgetMeter({ maxPages: 1e9, maxObjects: 1e12 });
+  const startedAt = new Date();
+  const t0 = process.hrtime.bigint();
+  const evidence = await scanScope({ server: 'main', root, driver, signal: new AbortController().signal, meter, concurrency, ...publisher.nextScan });
+  const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { publisher, evidence, publication, ms, listed: meter.objects };
+}
+
+type Scan = Awaited<ReturnType<typeof scanOnce>>;
+// Only the box refers to the scan's results, so emptying it really drops them before the second count.
+const box: { held: Scan | null } = { held: await scanOnce() };
+const facts = ((scan: Scan) => ({
+  keys: corpus.size,
+  listed: scan.listed,
+  requests: driver.requests,
+  scan_ms: scan.ms,
+  keys_per_s: corpus.size / (scan.ms / 1000),
+  ranges: scan.publication.walRanges.length,
+  gaps: scan.publication.walGaps.length,
+  backups: scan.publication.backups.length,
+  truth: compareTruth(corpus.truth, { objects: scan.evidence.objectCount, bytes: scan.evidence.storedBytes, gaps: scan.publication.walGaps }),
+  violations: scan.publication.violations.length,
+}))(box.held as Scan);
+const withEvidence = collect();
+box.held = null;
+const without = collect();
+process.stdout.write(`${JSON.stringify({ ...facts, peak_rss_bytes: process.resourceUsage().maxRSS * 1024, heap_retained_bytes: withEvidence - without })}\n`);
