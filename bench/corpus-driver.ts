@@ -37,25 +37,31 @@ export class CorpusDriver implements StoreDriver {
     const objects: StoreObject[] = [];
     const prefixes: string[] = [];
     let last: string | null = null;
-    for (;;) {
-      const o = c.at(index);
-      if (o === undefined || !o.key.startsWith(r.prefix)) {
-        last = null;
-        break;
-      }
-      if (objects.length + prefixes.length === max) break;
-      const slash = r.delimiter === undefined ? -1 : o.key.indexOf('/', r.prefix.length);
-      if (slash === -1) {
-        objects.push({ key: o.key, size: o.body.byteLength, lastModified: o.lastModified });
-        last = o.key;
-        index += 1;
-      } else {
+    let more = false;
+    // Past a common prefix the walk restarts at the next key that does not start with it.
+    walk: for (;;) {
+      for (const o of c.from(index)) {
+        if (!o.key.startsWith(r.prefix)) break walk;
+        if (objects.length + prefixes.length === max) {
+          more = true;
+          break walk;
+        }
+        const slash = r.delimiter === undefined ? -1 : o.key.indexOf('/', r.prefix.length);
+        if (slash === -1) {
+          objects.push({ key: o.key, size: o.body.byteLength, lastModified: o.lastModified });
+          last = o.key;
+          index += 1;
+          continue;
+        }
         const common = o.key.slice(0, slash + 1);
         prefixes.push(common);
         last = common;
         index = c.seek(pastPrefix(common), true);
+        continue walk;
       }
+      break;
     }
+    if (!more) last = null;
     return Promise.resolve({ objects, prefixes, nextToken: last });
   }
 

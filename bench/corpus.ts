@@ -99,7 +99,8 @@ export class Corpus {
   readonly #groups: Group[] = [];
   /** Index of each group's first object in the whole sorted listing. */
   readonly #offsets: number[] = [];
-  #cache: { index: number; objects: CorpusObject[] } | null = null;
+  /** Recently built groups: one per parallel listing in flight, bounded. */
+  readonly #cache = new Map<number, CorpusObject[]>();
   #all: CorpusObject[][] | null = null;
 
   constructor(spec: CorpusSpec) {
@@ -259,8 +260,13 @@ export class Corpus {
 
   #group(index: number): CorpusObject[] {
     if (this.#all !== null) return this.#all[index] as CorpusObject[];
-    if (this.#cache?.index !== index) this.#cache = { index, objects: (this.#groups[index] as Group).build() };
-    return this.#cache.objects;
+    let objects = this.#cache.get(index);
+    if (objects === undefined) {
+      objects = (this.#groups[index] as Group).build();
+      this.#cache.set(index, objects);
+      if (this.#cache.size > 64) this.#cache.delete(this.#cache.keys().next().value as number);
+    }
+    return objects;
   }
 
   /** Every object in key order, one group at a time. */
@@ -291,6 +297,22 @@ export class Corpus {
   /** The object at listing index `index`. */
   at(index: number): CorpusObject | undefined {
     if (index < 0 || index >= this.size) return undefined;
+    const g = this.#groupOf(index);
+    return this.#group(g)[index - (this.#offsets[g] as number)];
+  }
+
+  /** Objects from listing index `index` on, in order, without a search per object. */
+  *from(index: number): Generator<CorpusObject> {
+    if (index < 0 || index >= this.size) return;
+    let g = this.#groupOf(index);
+    let i = index - (this.#offsets[g] as number);
+    for (; g < this.#groups.length; g++, i = 0) {
+      const objects = this.#group(g);
+      for (; i < objects.length; i++) yield objects[i] as CorpusObject;
+    }
+  }
+
+  #groupOf(index: number): number {
     let lo = 0;
     let hi = this.#offsets.length - 1;
     while (lo < hi) {
@@ -298,6 +320,6 @@ export class Corpus {
       if ((this.#offsets[mid] as number) <= index) lo = mid;
       else hi = mid - 1;
     }
-    return this.#group(lo)[index - (this.#offsets[lo] as number)];
+    return lo;
   }
 }

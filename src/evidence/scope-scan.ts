@@ -86,17 +86,25 @@ export interface RecentObject {
 
 export const RECENT_OBJECTS = 20;
 
-/** Keeps the newest objects seen, newest first, ties by key: the same whatever the listing interleaving. */
+/**
+ * Keeps the newest objects seen, newest first, ties by key: the same whatever the listing
+ * interleaving. Called once per listed object, and in a live archive nearly every object is newer
+ * than the last: the check against the oldest kept item comes first and allocates nothing.
+ */
 class RecentObjects {
   readonly items: { key: string; size: number; at: number }[] = [];
   add(key: string, size: number, at: number | null): void {
     if (at === null) return;
-    const before = (o: { key: string; at: number }) => at > o.at || (at === o.at && key < o.key);
-    const last = this.items.at(-1);
-    if (this.items.length >= RECENT_OBJECTS && last !== undefined && !before(last)) return;
-    const i = this.items.findIndex(before);
-    this.items.splice(i === -1 ? this.items.length : i, 0, { key, size, at });
-    if (this.items.length > RECENT_OBJECTS) this.items.pop();
+    const items = this.items;
+    const last = items[items.length - 1];
+    if (items.length >= RECENT_OBJECTS && last !== undefined && (at < last.at || (at === last.at && key >= last.key))) return;
+    let i = items.length;
+    for (; i > 0; i--) {
+      const o = items[i - 1] as { key: string; at: number };
+      if (at < o.at || (at === o.at && key > o.key)) break;
+    }
+    items.splice(i, 0, { key, size, at });
+    if (items.length > RECENT_OBJECTS) items.pop();
   }
 }
 
@@ -180,7 +188,7 @@ async function listWal(
   g: WalGeometry,
   limits: ScopeLimits,
   relative: (key: string) => string,
-  count: (size: number, key: string, at: Date | null) => void,
+  count: (size: number, key: string, at: number | null) => void,
 ): Promise<WalArchive> {
   const prefix = `${o.root}wals/`;
   const dirs: string[] = [];
@@ -198,8 +206,9 @@ async function listWal(
       for await (const page of listing) {
         for (const obj of page.objects) {
           if (end !== undefined && compareKeyBytes(obj.key, end) > 0) return archive;
-          count(obj.size, obj.key, obj.lastModified);
-          archive.add(classifyKey(relative(obj.key)), obj.lastModified?.getTime() ?? null, obj.key, obj.size);
+          const at = obj.lastModified?.getTime() ?? null;
+          count(obj.size, obj.key, at);
+          archive.add(classifyKey(relative(obj.key)), at, obj.key, obj.size);
         }
       }
       return archive;
@@ -217,17 +226,18 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   let storedBytes = 0;
   let unknownObjects = 0;
   const recent = new RecentObjects();
-  const count = (size: number, key = '', at: Date | null = null) => {
+  // Full keys here; made relative only for the few kept.
+  const count = (size: number, key = '', at: number | null = null) => {
     objectCount += 1;
     storedBytes += size;
-    recent.add(relative(key), size, at?.getTime() ?? null);
+    recent.add(key, size, at);
   };
 
   // 1. Backup directories.
   const catalog = new BackupCatalog(limits.maxBackups);
   for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
     for (const obj of page.objects) {
-      count(obj.size, obj.key, obj.lastModified);
+      count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
       catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
     }
   }
@@ -246,14 +256,14 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // 4. Everything else under the scope is counted, and is unknown.
   for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
     for (const obj of page.objects) {
-      count(obj.size, obj.key, obj.lastModified);
+      count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
       unknownObjects += 1;
     }
     for (const prefix of page.prefixes) {
       if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
       for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
         for (const obj of inner.objects) {
-          count(obj.size, obj.key, obj.lastModified);
+          count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
           unknownObjects += 1;
         }
       }
@@ -327,6 +337,6 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated,
     latestWalReceipt: wal.latestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
-    recentObjects: recent.items.map((o) => ({ key: o.key, size: o.size, receivedAt: new Date(o.at).toISOString() })),
+    recentObjects: recent.items.map((o) => ({ key: relative(o.key), size: o.size, receivedAt: new Date(o.at).toISOString() })),
   };
 }

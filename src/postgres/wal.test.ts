@@ -15,6 +15,7 @@ import {
   positionOfLsn,
   positionsBetween,
   segmentsPerLog,
+  splitWalName,
   walName,
 } from './wal.ts';
 
@@ -110,5 +111,23 @@ describe('LSNs', () => {
     assert.equal(walName(1, positionOfLsn(0x8000028n, g16), g16), '000000010000000000000008');
     const lsn = parseLsn('1B222/6009F10') ?? 0n;
     assert.equal(walName(9, positionOfLsn(lsn, g16), g16), '000000090001B22200000006');
+  });
+});
+
+describe('splitWalName by hand', () => {
+  it('agrees with the uppercase-hex regular expression on 20,000 near-miss names', async () => {
+    const fc = await import('fast-check');
+    const WAL_NAME = /^([0-9A-F]{8})([0-9A-F]{8})([0-9A-F]{8})$/;
+    const digit = fc.oneof({ weight: 40, arbitrary: fc.constantFrom(...'0123456789ABCDEF'.split('')) }, { weight: 1, arbitrary: fc.constantFrom(...'abcdefG :/@`'.split('')) });
+    const name = fc.array(digit, { minLength: 23, maxLength: 25 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(name, (n) => {
+        const m = WAL_NAME.exec(n);
+        const expected = m === null ? null : { timeline: Number.parseInt(m[1] ?? '', 16), log: Number.parseInt(m[2] ?? '', 16), segment: Number.parseInt(m[3] ?? '', 16) };
+        assert.deepEqual(splitWalName(n), expected);
+      }),
+      { numRuns: 20_000, seed: 11 },
+    );
+    assert.deepEqual(splitWalName('FFFFFFFFFFFFFFFFFFFFFFFF'), { timeline: 0xffffffff, log: 0xffffffff, segment: 0xffffffff });
   });
 });

@@ -71,3 +71,39 @@ describe('keys Barman does not write are unknown', () => {
     assert.deepEqual(classifyKey('base/20261121T132821/annotations/other'), { kind: 'backup-other', backupId: '20261121T132821' });
   });
 });
+
+describe('the hand-written segment fast path', () => {
+  // The regular-expression classifier the fast path must agree with, kept here as the reference.
+  const WAL_FILE = /^([0-9A-F]{24})(\.partial|\.([0-9A-F]{8})\.backup)?(?:\.(gz|bz2|xz|snappy|zst|lz4))?$/;
+  const SUFFIX: Record<string, string> = { gz: 'gzip', bz2: 'bzip2', xz: 'xz', snappy: 'snappy', zst: 'zstd', lz4: 'lz4' };
+  function reference(key: string): unknown {
+    const rest = key.slice('wals/'.length);
+    const slash = rest.indexOf('/');
+    const dir = rest.slice(0, slash);
+    const m = WAL_FILE.exec(rest.slice(slash + 1));
+    if (!/^[0-9A-F]{16}$/.test(dir) || m === null || m[2] !== undefined) return { kind: 'other' };
+    const name = m[1] ?? '';
+    if (!name.startsWith(dir) || name.startsWith('00000000')) return { kind: 'unknown' };
+    return { kind: 'wal-segment', walName: name, compression: m[4] === undefined ? null : SUFFIX[m[4]] };
+  }
+
+  it('classifies 20,000 near-miss segment keys exactly as the regular expressions do', async () => {
+    const fc = await import('fast-check');
+    const hex = fc.oneof({ weight: 30, arbitrary: fc.constantFrom(...'0123456789ABCDEF'.split('')) }, { weight: 1, arbitrary: fc.constantFrom(...'abcdefG/. '.split('')) });
+    const block = fc.array(hex, { minLength: 7, maxLength: 9 }).map((a) => a.join(''));
+    const suffix = fc.constantFrom('', '.gz', '.bz2', '.xz', '.snappy', '.zst', '.lz4', '.zip', '.', '.GZ', '.partial', '/x');
+    const key = fc.tuple(fc.constantFrom('00000001', '00000000', '0000000A', '0000000a'), block, fc.boolean(), block, suffix).map(([tl, log, same, seg, sfx]) => {
+      const dir = `${tl}${log}`;
+      return `wals/${dir}/${same ? dir : `${tl}00000000`}${seg}${sfx}`;
+    });
+    fc.assert(
+      fc.property(key, (k) => {
+        const expected = reference(k);
+        const got = classifyKey(k);
+        if ((expected as { kind: string }).kind === 'other') assert.notEqual(got.kind, 'wal-segment');
+        else assert.deepEqual(got, expected);
+      }),
+      { numRuns: 20_000, seed: 7 },
+    );
+  });
+});

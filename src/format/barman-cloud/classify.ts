@@ -16,6 +16,7 @@
  * the directory, so a lowercase name is not something the tools produce.
  */
 import { BACKUP_ID_PATTERN } from '../../contract/primitives.ts';
+import { upperHex8 } from '../../postgres/wal.ts';
 
 export const WAL_COMPRESSIONS = ['gzip', 'bzip2', 'xz', 'snappy', 'zstd', 'lz4'] as const;
 export type WalCompression = (typeof WAL_COMPRESSIONS)[number];
@@ -74,6 +75,9 @@ function classifyBackupKey(rest: string): ClassifiedKey {
   };
 }
 
+/** Compressed or bare full-segment suffixes: the key shape of nearly every object in an archive. */
+const SEGMENT_SUFFIX = new Map<string, WalCompression | null>([['', null], ...Object.entries(WAL_SUFFIX).map(([ext, c]) => [`.${ext}`, c] as const)]);
+
 function classifyWalKey(rest: string): ClassifiedKey {
   const slash = rest.indexOf('/');
   if (slash === -1) {
@@ -81,6 +85,12 @@ function classifyWalKey(rest: string): ClassifiedKey {
     if (h === null) return UNKNOWN;
     const timeline = Number.parseInt(h[1] ?? '', 16);
     return timeline === 0 ? UNKNOWN : { kind: 'wal-history', timeline, compression: h[2] === undefined ? null : (WAL_SUFFIX[h[2]] ?? null) };
+  }
+  // Fast path, once per listed segment: `<16 hex>/<the same 16 hex><8 hex>[.<compression>]`,
+  // checked by hand; anything else (partials, backup history, strangers) takes the regexes below.
+  if (slash === 16 && rest.startsWith(rest.slice(0, 16), 17) && upperHex8(rest, 0) > 0 && upperHex8(rest, 8) >= 0 && upperHex8(rest, 33) >= 0) {
+    const compression = SEGMENT_SUFFIX.get(rest.slice(41));
+    if (compression !== undefined) return { kind: 'wal-segment', walName: rest.slice(17, 41), compression };
   }
   const dir = rest.slice(0, slash);
   const file = rest.slice(slash + 1);
