@@ -26,6 +26,8 @@ export interface CorpusSpec {
   readonly seed: number;
   /** Receipt time of the first segment; later objects one minute apart. */
   readonly start?: Date;
+  /** Every other segment missing: one range and one gap per two segments (the paging corpus). */
+  readonly sparse?: boolean;
 }
 
 export interface CorpusObject {
@@ -118,8 +120,16 @@ export class Corpus {
 
     // A few missing runs of 1–3 segments, away from the ends and from each other.
     const missing = new Map<number, Set<number>>(timelines.map((t) => [t.id, new Set<number>()]));
-    const gapCount = Math.max(2, Math.min(8, Math.floor(spec.segments / 10_000)));
+    const gapCount = spec.sparse === true ? 0 : Math.max(2, Math.min(8, Math.floor(spec.segments / 10_000)));
     const gaps: GapTruth[] = [];
+    if (spec.sparse === true) {
+      for (const t of timelines) {
+        for (let p = t.from + 1; p < t.to; p += 2) {
+          (missing.get(t.id) as Set<number>).add(p);
+          gaps.push({ timeline: t.id, first: walName(t.id, p, G), last: walName(t.id, p, G), segments: 1 });
+        }
+      }
+    }
     for (let i = 0; i < gapCount; i++) {
       const t = timelines[i % 2] as Timeline;
       const span = t.to - t.from;
@@ -159,7 +169,7 @@ export class Corpus {
       const offset = Math.floor(((i + 0.5) * total) / backupCount);
       const t = offset < n1 ? timelines[0]! : timelines[1]!;
       let begin = t.from + (offset < n1 ? offset : offset - n1);
-      while ((missing.get(t.id) as Set<number>).has(begin) || (missing.get(t.id) as Set<number>).has(begin + 1)) begin += 4;
+      while (spec.sparse !== true && ((missing.get(t.id) as Set<number>).has(begin) || (missing.get(t.id) as Set<number>).has(begin + 1))) begin += 4;
       begin = Math.min(begin, t.to - 2);
       const when = at(begin);
       const status = i === backupCount - 2 ? 'FAILED' : 'DONE';
@@ -323,3 +333,9 @@ export class Corpus {
     return lo;
   }
 }
+
+/** The corpora the bench loads into its store: the full run's and the quick run's. */
+export const STORE_CORPORA = {
+  full: { root: 'bench/main/', segments: 100_000, seed: 20261123 },
+  quick: { root: 'bench/quick/', segments: 20_000, seed: 20261123 },
+} as const satisfies Record<string, CorpusSpec>;

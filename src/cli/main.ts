@@ -4,10 +4,15 @@
  */
 import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
-import { runScan } from './commands/scan.ts';
-import { runStandalone } from './commands/standalone.ts';
-import { runProbe } from './commands/probe.ts';
-import { runSidecar } from './commands/sidecar.ts';
+
+// Each command's modules (and through them the cloud SDKs) load only when that command runs: a
+// `viewer scan` or `probe` pays for what it uses, not for the web UI or the other servers.
+const commands = {
+  scan: async () => (await import('./commands/scan.ts')).runScan,
+  standalone: async () => (await import('./commands/standalone.ts')).runStandalone,
+  sidecar: async () => (await import('./commands/sidecar.ts')).runSidecar,
+  probe: async () => (await import('./commands/probe.ts')).runProbe,
+};
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
@@ -46,7 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   // The probe reads nothing but the token file: it must work in any environment.
-  if (command === 'probe') return runProbe(process.env['EVIDENCE_TOKEN_FILE'], SIDECAR_SOCKET_PATH);
+  if (command === 'probe') return (await commands.probe())(process.env['EVIDENCE_TOKEN_FILE'], SIDECAR_SOCKET_PATH);
   const config = loadConfig();
   if (config === null) return EXIT.config;
   if (command === 'check-config') {
@@ -56,8 +61,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  if (command === 'scan') return runScan(config, stop.signal);
-  return config.mode === 'sidecar' ? runSidecar(config, SIDECAR_SOCKET_PATH, stop.signal) : runStandalone(config, stop.signal);
+  if (command === 'scan') return (await commands.scan())(config, stop.signal);
+  return config.mode === 'sidecar' ? (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : (await commands.standalone())(config, stop.signal);
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,324 @@
+/**
+ * `npm run bench [-- --quick]`: every performance figure of viewer in one run on this machine.
+ *
+ * These machines drift by up to a third within an hour, so every figure is a ratio of two cases
+ * run side by side: the cases run round-robin (one run of each, then the next round), each run is
+ * paired with its baseline's run of the same round, and the figure is the median over the rounds
+ * with the spread (lowest and highest round) beside it. Each store case is a whole process, timed
+ * from spawn to exit, and its result is checked (the scan against the corpus generator's truth,
+ * the floors and Barman against the key count), so nothing is timed that got the archive wrong.
+ *
+ * Prints a table and writes bench/results.json. What it needs it starts itself: its own Swift S3
+ * store (installed by test/support/swift-s3.sh if missing) with the corpus loaded once, the
+ * latency proxies, the API servers; Debian's Barman is installed when apt-get can, or the bench
+ * stops with one line saying what is missing.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Corpus, STORE_CORPORA, type CorpusSpec } from './corpus.ts';
+import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, PORT, SECRET_ACCESS_KEY, ensureStore, loadCorpus } from './s3.ts';
+import { compareTruth } from './truth.ts';
+
+const QUICK = process.argv.includes('--quick');
+const HERE = import.meta.dirname;
+const NODE = process.execPath;
+const VIEWER = join(HERE, '..', 'bin', 'viewer.js');
+const PYTHON = '/usr/bin/python3';
+const BARMAN_CHECK = '/usr/bin/barman-cloud-check-wal-archive';
+const CONCURRENCY = 8; // the scanner's default SCAN_CONCURRENCY, and the floor's
+const ROUNDS = QUICK ? 3 : 5;
+const RSS_ROUNDS = 3;
+const API_REQUESTS = QUICK ? 4_000 : 20_000;
+const HEAP_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=1'];
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const fail = (line: string): never => {
+  process.stderr.write(`bench: ${line}\n`);
+  process.exit(1);
+};
+
+interface Run {
+  readonly seconds: number;
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(command, args, { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+  });
+}
+
+/** Starts a long-running helper and waits for its ready line on stdout or stderr. */
+async function start(args: readonly string[], ready: RegExp): Promise<{ stop: () => void; match: RegExpMatchArray }> {
+  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    let seen = '';
+    const look = (c: Buffer) => {
+      seen += c.toString();
+      const m = seen.match(ready);
+      if (m !== null) resolve(m);
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${String(code)}): ${seen.trim().slice(-300)}`)));
+  });
+  child.stdout.resume();
+  child.stderr.resume();
+  return { stop: () => child.kill('SIGTERM'), match };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+interface Figure {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly rounds: readonly number[];
+}
+const figure = (rounds: readonly number[]): Figure => ({ median: median(rounds), min: Math.min(...rounds), max: Math.max(...rounds), rounds });
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Debian's Barman client, installed when this machine can; otherwise one clear line. */
+function ensureBarman(): void {
+  const usable = () => existsSync(BARMAN_CHECK) && spawnSync(PYTHON, ['-c', 'import barman.clients.cloud_check_wal_archive, boto3'], { stdio: 'ignore' }).status === 0;
+  if (usable()) return;
+  log('installing Debian barman-cli-cloud and python3-boto3 for the Barman comparison');
+  const apt = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'barman-cli-cloud', 'python3-boto3'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (apt.status !== 0 || !usable()) fail(`missing Debian's barman-cli-cloud and python3-boto3 (${BARMAN_CHECK} with ${PYTHON}); install them with apt-get and run again`);
+}
+
+async function main(): Promise<void> {
+  const spec: CorpusSpec = QUICK ? STORE_CORPORA.quick : STORE_CORPORA.full;
+  const server = spec.root.split('/')[1] as string;
+  log(`viewer bench${QUICK ? ' --quick' : ''}: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+
+  ensureBarman();
+  ensureStore();
+  const corpus = new Corpus(spec);
+  const loaded = await loadCorpus(corpus, log);
+  const truth = corpus.truth;
+  let walKeys = 0;
+  for (const o of corpus.objects()) if (o.key.startsWith(`${spec.root}wals/`)) walKeys += 1;
+  log(`corpus: ${truth.objects} objects (${truth.segments} WAL segments, ${truth.gaps.length} gaps, ${truth.backups} backups, ${truth.timelines} timelines) in s3://${BUCKET}/${spec.root}${loaded > 0 ? `, loaded in ${loaded.toFixed(0)} s` : ', already loaded'}`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
+  const stops: (() => void)[] = [];
+  try {
+    writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
+    writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
+    const proxy20 = await start([join(HERE, 'latency-proxy.ts'), '20', String(PORT)], /listening (\d+)/);
+    stops.push(proxy20.stop);
+    const proxy100 = await start([join(HERE, 'latency-proxy.ts'), '100', String(PORT)], /listening (\d+)/);
+    stops.push(proxy100.stop);
+    const endpoints = { '': ENDPOINT, _20ms: `http://127.0.0.1:${proxy20.match[1]}`, _100ms: `http://127.0.0.1:${proxy100.match[1]}` };
+
+    const scan = async (endpoint: string) => {
+      const r = await run(NODE, [VIEWER, 'scan'], {
+        DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
+        ARCHIVE_SERVER_NAMES: server,
+        STORE_ENDPOINT_URL: endpoint,
+        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+        SCAN_CONCURRENCY: String(CONCURRENCY),
+      });
+      if (r.status !== 0) fail(`viewer scan exited ${String(r.status)}: ${r.stderr.trim()}`);
+      const doc = JSON.parse(r.stdout) as { snapshot: { inventory: { object_count: number | null; stored_bytes: number | null } }; wal_gaps: { timeline: number; first_wal: string; last_wal: string }[] };
+      const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, gaps: doc.wal_gaps });
+      if (check !== 'ok') fail(`viewer scan disagrees with the corpus: ${check}`);
+      return r.seconds;
+    };
+    const bare = async (mode: 'flat' | 'ranges', endpoint: string) => {
+      const r = await run(NODE, [join(HERE, 'bare-list.ts'), mode, endpoint, BUCKET, spec.root, String(CONCURRENCY)]);
+      const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
+      if (keys !== truth.objects) fail(`${mode} listing saw ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim()}`);
+      return r.seconds;
+    };
+    const barman = async () => {
+      const r = await run(PYTHON, [join(HERE, 'barman-check-paginated.py'), '--endpoint-url', ENDPOINT, `s3://${BUCKET}/${spec.root.split('/')[0]}`, server], {
+        AWS_ACCESS_KEY_ID: ACCESS_KEY_ID,
+        AWS_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY,
+        AWS_DEFAULT_REGION: 'us-east-1',
+      });
+      const listed = Number(/listed (\d+)/.exec(r.stderr)?.[1] ?? -1);
+      if (listed !== walKeys) fail(`barman-cloud-check-wal-archive listed ${listed} keys, wals/ holds ${walKeys}: ${r.stderr.trim().slice(-300)}`);
+      return r.seconds;
+    };
+
+    // Store cases, round-robin; the order inside a round rotates so no case always runs first.
+    log(`\nbarman-cloud-check-wal-archive runs with the upstream paginated S3 listing (bench/barman-check-paginated.py): Debian's 3.4 lists only the first 1,000 keys (EnterpriseDB/barman#780).`);
+    log(`store cases: ${ROUNDS} rounds, scanner and ranges at concurrency ${CONCURRENCY}`);
+    const cases: Record<string, () => Promise<number>> = {
+      list: () => bare('flat', endpoints['']),
+      scan: () => scan(endpoints['']),
+      ranges: () => bare('ranges', endpoints['']),
+      barman,
+      list_20ms: () => bare('flat', endpoints._20ms),
+      scan_20ms: () => scan(endpoints._20ms),
+      list_100ms: () => bare('flat', endpoints._100ms),
+      scan_100ms: () => scan(endpoints._100ms),
+    };
+    const names = Object.keys(cases);
+    const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = names.map((_, i) => names[(i + round) % names.length] as string);
+      for (const name of order) (times[name] as number[]).push(await (cases[name] as () => Promise<number>)());
+      log(`  round ${round + 1}: ${names.map((n) => `${n} ${(times[n] as number[])[round]?.toFixed(2)} s`).join(', ')}`);
+    }
+    const paired = (a: string, b: string) => figure((times[a] as number[]).map((t, i) => t / ((times[b] as number[])[i] as number)));
+
+    // In-process scans: memory at three sizes with a fixed heap, throughput at 1 M.
+    log(`\nin-process scans: ${RSS_ROUNDS} rounds of 10 k, 100 k and 1 M segments (${HEAP_FLAGS.join(' ')}), then 1 M for throughput`);
+    const inproc = async (segments: number, source: 'lazy' | 'materialized', flags: readonly string[]) => {
+      const r = await run(NODE, ['--expose-gc', ...flags, join(HERE, 'inprocess-scan.ts'), String(segments), '20261123', String(CONCURRENCY), source]);
+      if (r.status !== 0) fail(`in-process scan of ${segments} failed: ${r.stderr.trim().slice(-300)}`);
+      const facts = JSON.parse(r.stdout) as { keys: number; keys_per_s: number; peak_rss_bytes: number; heap_retained_bytes: number; truth: string; ranges: number; gaps: number; backups: number };
+      if (facts.truth !== 'ok') fail(`in-process scan of ${segments} disagrees with the corpus: ${facts.truth}`);
+      return facts;
+    };
+    const sizes = [10_000, 100_000, 1_000_000] as const;
+    const memory: Record<number, { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number }> = {};
+    const throughput: { lazy: number[]; materialized: number[] } = { lazy: [], materialized: [] };
+    for (let round = 0; round < RSS_ROUNDS; round++) {
+      for (const n of sizes) {
+        const f = await inproc(n, 'lazy', HEAP_FLAGS);
+        const m = (memory[n] ??= { rss: [], heap: [], keys: f.keys, ranges: f.ranges, gaps: f.gaps, backups: f.backups });
+        m.rss.push(f.peak_rss_bytes);
+        m.heap.push(f.heap_retained_bytes);
+      }
+      throughput.lazy.push((await inproc(1_000_000, 'lazy', [])).keys_per_s);
+      throughput.materialized.push((await inproc(1_000_000, 'materialized', [])).keys_per_s);
+    }
+    const rssRatio = figure((memory[1_000_000]?.rss ?? []).map((r, i) => r / ((memory[100_000]?.rss ?? [])[i] as number)));
+
+    // The evidence API against a bare server with the same bytes, then paging.
+    log(`\nAPI: ${RSS_ROUNDS} rounds of ${API_REQUESTS} snapshot requests, 16 keep-alive clients, Unix socket`);
+    const token = join(dir, 'token');
+    writeFileSync(token, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+    const evidenceSocket = join(dir, 'evidence.sock');
+    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', evidenceSocket, token, '100000'], /ready/)).stop);
+    const snapshotBytes = await run('curl', ['-sf', '--unix-socket', evidenceSocket, '-H', `Authorization: Bearer ${readFileSync(token, 'utf8').trim()}`, 'http://sidecar/api/v1alpha1/snapshot', '-o', join(dir, 'body')]);
+    if (snapshotBytes.status !== 0) fail('could not read the snapshot for the bare server');
+    const bareSocket = join(dir, 'bare.sock');
+    stops.push((await start([join(HERE, 'api-server.ts'), 'bare', bareSocket, join(dir, 'body')], /ready/)).stop);
+    const pagingSocket = join(dir, 'paging.sock');
+    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', pagingSocket, token, '20000', 'sparse'], /ready/)).stop);
+    const load = async (socket: string, tokenFile: string, path: string) => {
+      const r = await run(NODE, [join(HERE, 'api-load.ts'), 'load', socket, tokenFile, path, String(API_REQUESTS), '16']);
+      const f = r.status === 0 ? (JSON.parse(r.stdout) as { rps: number; p99_ms: number; p50_ms: number; failed: number }) : null;
+      if (f === null || f.failed > 0) fail(`API load failed: ${r.stderr.trim().slice(-300)}`);
+      return f as { rps: number; p99_ms: number; p50_ms: number };
+    };
+    const page = async (limit: number) => {
+      const r = await run(NODE, [join(HERE, 'api-load.ts'), 'page', pagingSocket, token, 'wal-ranges', String(limit)]);
+      const f = r.status === 0 ? (JSON.parse(r.stdout) as { items: number; pages: number; ms: number }) : null;
+      if (f === null || f.items < 10_000) fail(`paging failed: ${r.stderr.trim().slice(-300)}`);
+      return f as { items: number; pages: number; ms: number };
+    };
+    const api = { evidence: [] as { rps: number; p99_ms: number; p50_ms: number }[], bare: [] as { rps: number; p99_ms: number; p50_ms: number }[], paging: [] as { items: number; pages: number; ms: number }[], pagingDefault: [] as { items: number; pages: number; ms: number }[] };
+    for (let round = 0; round < RSS_ROUNDS; round++) {
+      api.evidence.push(await load(evidenceSocket, token, '/api/v1alpha1/snapshot'));
+      api.bare.push(await load(bareSocket, '-', '/api/v1alpha1/snapshot'));
+      api.paging.push(await page(200));
+      api.pagingDefault.push(await page(100));
+    }
+    const apiRatio = figure(api.evidence.map((e, i) => e.rps / (api.bare[i] as { rps: number }).rps));
+
+    const ratios = {
+      scan_vs_list: paired('scan', 'list'),
+      scan_vs_list_20ms: paired('scan_20ms', 'list_20ms'),
+      scan_vs_list_100ms: paired('scan_100ms', 'list_100ms'),
+      scan_vs_ranges: paired('scan', 'ranges'),
+      scan_vs_barman_check: paired('scan', 'barman'),
+      rss_1m_vs_100k: rssRatio,
+      api_vs_bare: apiRatio,
+    };
+    const targets: Record<string, [string, (x: number) => boolean]> = {
+      scan_vs_list: ['<= 0.80', (x) => x <= 0.8],
+      scan_vs_list_20ms: ['<= 0.65', (x) => x <= 0.65],
+      scan_vs_list_100ms: ['<= 0.40', (x) => x <= 0.4],
+      scan_vs_ranges: ['<= 1.15', (x) => x <= 1.15],
+      scan_vs_barman_check: ['<= 0.5', (x) => x <= 0.5],
+      rss_1m_vs_100k: ['<= 1.2', (x) => x <= 1.2],
+      api_vs_bare: ['>= 0.8', (x) => x >= 0.8],
+    };
+    const p99 = figure(api.evidence.map((e) => e.p99_ms));
+    const keysPerS = figure(throughput.lazy);
+    const keysPerSPrebuilt = figure(throughput.materialized);
+    const paging = figure(api.paging.map((p) => p.ms));
+    const pagingDefault = figure(api.pagingDefault.map((p) => p.ms));
+
+    log('\n| figure | median | spread (rounds) | target | met |');
+    log('|---|---|---|---|---|');
+    for (const [name, f] of Object.entries(ratios)) {
+      const [text, ok] = targets[name] as [string, (x: number) => boolean];
+      log(`| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${ok(f.median) ? 'yes' : 'NO'} |`);
+    }
+    log(`| api_p99_ms | ${p99.median.toFixed(2)} | ${p99.min.toFixed(2)}–${p99.max.toFixed(2)} (${p99.rounds.length}) | < 5 | ${p99.median < 5 ? 'yes' : 'NO'} |`);
+    log(`| scanner_keys_per_s | ${Math.round(keysPerS.median)} | ${Math.round(keysPerS.min)}–${Math.round(keysPerS.max)} (${keysPerS.rounds.length}) | aim >= 1,000,000 | ${keysPerS.median >= 1e6 ? 'yes' : 'no'} |`);
+    log(`| scanner_keys_per_s_prebuilt | ${Math.round(keysPerSPrebuilt.median)} | ${Math.round(keysPerSPrebuilt.min)}–${Math.round(keysPerSPrebuilt.max)} (${keysPerSPrebuilt.rounds.length}) | report | |`);
+    log(`| api_paging_ms (10,000 items, limit 200) | ${paging.median.toFixed(1)} | ${paging.min.toFixed(1)}–${paging.max.toFixed(1)} (${paging.rounds.length}) | report | |`);
+    log(`| api_paging_default_limit_ms (limit 100) | ${pagingDefault.median.toFixed(1)} | ${pagingDefault.min.toFixed(1)}–${pagingDefault.max.toFixed(1)} (${pagingDefault.rounds.length}) | report | |`);
+    log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
+    log('|---|---|---|---|---|---|---|');
+    for (const n of sizes) {
+      const m = memory[n];
+      if (m === undefined) continue;
+      log(`| ${n} | ${m.keys} | ${m.ranges} | ${m.gaps} | ${m.backups} | ${(median(m.rss) / 2 ** 20).toFixed(1)} | ${(median(m.heap) / 1024).toFixed(1)} |`);
+    }
+    log('\n| case | median s | rounds |');
+    log('|---|---|---|');
+    for (const n of names) log(`| ${n} | ${median(times[n] as number[]).toFixed(2)} | ${(times[n] as number[]).map((t) => t.toFixed(2)).join(' ')} |`);
+
+    const results = {
+      generated_at: new Date().toISOString(),
+      quick: QUICK,
+      machine: { cores: cpus().length, node: process.version, load_at_start: loadavg()[0] },
+      corpus: { ...spec, objects: truth.objects, wal_keys: walKeys, segments_present: truth.segments, gaps: truth.gaps.length, backups: truth.backups, timelines: truth.timelines },
+      rounds: ROUNDS,
+      ratios: Object.fromEntries(Object.entries(ratios).map(([k, f]) => [k, round3(f.median)])),
+      api_p99_ms: round3(p99.median),
+      scanner_keys_per_s: Math.round(keysPerS.median),
+      scanner_keys_per_s_prebuilt: Math.round(keysPerSPrebuilt.median),
+      api_paging_ms: round3(paging.median),
+      api_paging_default_limit_ms: round3(pagingDefault.median),
+      api_rps: { evidence: Math.round(median(api.evidence.map((e) => e.rps))), bare: Math.round(median(api.bare.map((e) => e.rps))), bare_p99_ms: round3(median(api.bare.map((e) => e.p99_ms))) },
+      spread: Object.fromEntries(
+        ([...Object.entries(ratios), ['api_p99_ms', p99], ['scanner_keys_per_s', keysPerS], ['api_paging_ms', paging]] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
+      ),
+      seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
+      memory: Object.fromEntries(
+        sizes.map((n) => {
+          const m = memory[n] as { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number };
+          return [String(n), { objects: m.keys, ranges: m.ranges, gaps: m.gaps, backups: m.backups, peak_rss_bytes: median(m.rss), heap_retained_bytes: median(m.heap), heap_flags: HEAP_FLAGS.join(' ') }];
+        }),
+      ),
+      notes: [
+        'barman-cloud-check-wal-archive runs with the upstream paginated S3 listing swapped in (bench/barman-check-paginated.py); Debian 3.4 lists only the first 1,000 keys',
+        'each store case is a whole process timed from spawn to exit; ratios pair runs of the same round',
+      ],
+    };
+    writeFileSync(join(HERE, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    log(`\nwrote bench/results.json (bench store data kept in ${BENCH_DIR})`);
+  } finally {
+    for (const stop of stops) stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,63 @@
+/**
+ * The benchmark's object store: its own Swift S3 instance (test/support/swift-s3.sh on port 18280
+ * with a data directory kept across runs, apart from the tests' store), an SDK client for it, and
+ * the corpus loader. Loading 100 k keys takes minutes, so a corpus is loaded once: a marker object
+ * naming the generator version, seed and size is written last and checked first.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GENERATOR_VERSION, type Corpus } from './corpus.ts';
+
+export const BENCH_DIR = process.env['VIEWER_BENCH_DIR'] ?? '/var/tmp/viewer-bench';
+export const PORT = 18280;
+export const ENDPOINT = `http://127.0.0.1:${PORT}`;
+export const BUCKET = 'viewer-bench';
+export const ACCESS_KEY_ID = 'bench:runner';
+export const SECRET_ACCESS_KEY = 'benchsecret';
+const SWIFT = join(import.meta.dirname, '..', 'test', 'support', 'swift-s3.sh');
+
+export function client(endpoint = ENDPOINT): S3Client {
+  return new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY }, maxAttempts: 3 });
+}
+
+/** Starts the bench store unless it is already healthy; installs Swift first if it is missing. */
+export function ensureStore(): void {
+  const env = { ...process.env, PORT: String(PORT), DATA_DIR: join(BENCH_DIR, 'swift'), ACCESS: ACCESS_KEY_ID, SECRET: SECRET_ACCESS_KEY, BUCKETS: BUCKET, RESET: '0', LOG_LEVEL: 'ERROR' };
+  if (spawnSync('bash', [SWIFT, 'status'], { env, stdio: 'ignore' }).status === 0) return;
+  const r = spawnSync('bash', [SWIFT, 'start'], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`the bench store (Swift S3 on ${ENDPOINT}) did not start: ${r.stderr.trim().split('\n').at(-1) ?? ''}`);
+}
+
+async function marker(s3: S3Client, key: string): Promise<string | null> {
+  try {
+    const r = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    return (await r.Body?.transformToString()) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Puts every object of `corpus` unless its marker says it is there; returns seconds spent loading. */
+export async function loadCorpus(corpus: Corpus, log: (line: string) => void): Promise<number> {
+  const s3 = client();
+  const markerKey = `markers/${corpus.spec.root.replace(/\//g, '_')}json`;
+  const expected = JSON.stringify({ generator: GENERATOR_VERSION, seed: corpus.spec.seed, segments: corpus.spec.segments, objects: corpus.size });
+  if ((await marker(s3, markerKey)) === expected) return 0;
+  log(`loading ${corpus.size} objects under s3://${BUCKET}/${corpus.spec.root} (once; later runs reuse them)`);
+  const started = Date.now();
+  const objects = corpus.objects();
+  let done = 0;
+  const lane = async () => {
+    for (let next = objects.next(); next.done !== true; next = objects.next()) {
+      const o = next.value;
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: o.key, Body: o.body }));
+      done += 1;
+      if (done % 10_000 === 0) log(`  ${done} / ${corpus.size}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
+  await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: markerKey, Body: expected }));
+  s3.destroy();
+  return (Date.now() - started) / 1000;
+}
