@@ -108,6 +108,17 @@ class RecentObjects {
   }
 }
 
+/**
+ * Both results once both have settled; the first failure otherwise. Unlike Promise.all, nothing is
+ * left running against the store after the scan has returned.
+ */
+async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
+}
+
 /** Runs `work` over `items` with at most `limit` in flight, keeping order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -173,6 +184,13 @@ async function readHistory(driver: StoreDriver, h: { timeline: number; key: stri
   return parsed.ok ? { status: 'valid', entries: parsed.entries } : { status: 'invalid', reason: parsed.reason };
 }
 
+/** The hash directories under `wals/`, from one delimiter listing. */
+async function listHashDirectories(o: ScopeScanOptions): Promise<string[]> {
+  const dirs: string[] = [];
+  for await (const page of listPages(o.driver, { prefix: `${o.root}wals/`, delimiter: '/', signal: o.signal, meter: o.meter })) dirs.push(...page.prefixes);
+  return dirs;
+}
+
 /**
  * Lists `wals/` as `concurrency` contiguous key ranges at once (the listing research's "ranges"
  * strategy: about 1,000-key pages, the request count of a flat listing, N listings in flight).
@@ -185,14 +203,13 @@ async function readHistory(driver: StoreDriver, h: { timeline: number; key: stri
  */
 async function listWal(
   o: ScopeScanOptions,
+  dirs: readonly string[],
   g: WalGeometry,
   limits: ScopeLimits,
   relative: (key: string) => string,
   count: (size: number, key: string, at: number | null) => void,
 ): Promise<WalArchive> {
   const prefix = `${o.root}wals/`;
-  const dirs: string[] = [];
-  for await (const page of listPages(o.driver, { prefix, delimiter: '/', signal: o.signal, meter: o.meter })) dirs.push(...page.prefixes);
   // A store that cannot start a listing after a key would list every range from the start.
   const parallel = o.driver.capabilities?.startAfter !== 'emulated';
   const parts = parallel ? Math.max(1, Math.min(o.concurrency, Math.floor(dirs.length / 4))) : 1;
@@ -233,42 +250,51 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     recent.add(key, size, at);
   };
 
-  // 1. Backup directories.
-  const catalog = new BackupCatalog(limits.maxBackups);
-  for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
-    for (const obj of page.objects) {
-      count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-      catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
-    }
-  }
-  unknownObjects += catalog.unknownObjects;
-  const dirs = [...catalog.directories.values()].sort((a, b) => (a.backupId < b.backupId ? -1 : a.backupId > b.backupId ? 1 : 0));
-  const infos = await mapLimit(dirs, o.concurrency, (d) => readInfo(o.driver, d, o.signal));
-  const keeps = await mapLimit(dirs, o.concurrency, (d) => readKeep(o.driver, d, o.signal));
+  // Phases that do not depend on each other overlap, so a store's round trips add up less: the
+  // hash directories are listed while the backups are, and the scope root while the WAL is.
+  // Counting is order-free (sums, and recent objects ordered by time then key).
 
-  // 2. Geometry from the metadata; without it ranges use PostgreSQL's default and stay unconfirmed.
+  // 1–2. Backup directories, then every backup.info and keep annotation.
+  const catalog = new BackupCatalog(limits.maxBackups);
+  const listBackups = async () => {
+    for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
+      for (const obj of page.objects) {
+        count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
+        catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
+      }
+    }
+    const dirs = [...catalog.directories.values()].sort((a, b) => (a.backupId < b.backupId ? -1 : a.backupId > b.backupId ? 1 : 0));
+    return { dirs, metadata: await mapLimit(dirs, o.concurrency, (d) => Promise.all([readInfo(o.driver, d, o.signal), readKeep(o.driver, d, o.signal)])) };
+  };
+  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), listHashDirectories(o));
+  unknownObjects += catalog.unknownObjects;
+  const infos = metadata.map(([info]) => info);
+  const keeps = metadata.map(([, keep]) => keep);
+
+  // 3. Geometry from the metadata; without it ranges use PostgreSQL's default and stay unconfirmed.
   const settled = settleGeometry(infos);
   const rangeGeometry = settled.geometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
 
-  // 3. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order.
-  const wal = await listWal(o, rangeGeometry, limits, relative, count);
-
-  // 4. Everything else under the scope is counted, and is unknown.
-  for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
-    for (const obj of page.objects) {
-      count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-      unknownObjects += 1;
-    }
-    for (const prefix of page.prefixes) {
-      if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
-      for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
-        for (const obj of inner.objects) {
-          count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-          unknownObjects += 1;
+  // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
+  // everything else under the scope is listed and counted as unknown.
+  const countOthers = async () => {
+    for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
+      for (const obj of page.objects) {
+        count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
+        unknownObjects += 1;
+      }
+      for (const prefix of page.prefixes) {
+        if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
+        for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
+          for (const obj of inner.objects) {
+            count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
+            unknownObjects += 1;
+          }
         }
       }
     }
-  }
+  };
+  const [wal] = await both(listWal(o, hashDirectories, rangeGeometry, limits, relative, count), countOthers());
 
   // 5. Timeline histories.
   const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(o.driver, h, o.signal));
