@@ -14,7 +14,7 @@
  * stops with one line saying what is missing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -60,9 +60,13 @@ function run(command: string, args: readonly string[], env: Record<string, strin
   });
 }
 
-/** Starts a long-running helper and waits for its ready line on stdout or stderr. */
-async function start(args: readonly string[], ready: RegExp): Promise<{ stop: () => void; match: RegExpMatchArray }> {
-  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts a long-running helper and waits for its ready line on stdout or stderr. With `logFile`,
+ * its stdout (the servers' request logs) goes to that file: read through a pipe, the logs would
+ * cost this process CPU on the same two cores and slow the case being measured.
+ */
+async function start(args: readonly string[], ready: RegExp, logFile?: string): Promise<{ stop: () => void; match: RegExpMatchArray }> {
+  const child = spawn(NODE, args, { stdio: ['ignore', logFile === undefined ? 'pipe' : openSync(logFile, 'w'), 'pipe'] });
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     let seen = '';
     const look = (c: Buffer) => {
@@ -70,12 +74,12 @@ async function start(args: readonly string[], ready: RegExp): Promise<{ stop: ()
       const m = seen.match(ready);
       if (m !== null) resolve(m);
     };
-    child.stdout.on('data', look);
-    child.stderr.on('data', look);
+    child.stdout?.on('data', look);
+    child.stderr?.on('data', look);
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${String(code)}): ${seen.trim().slice(-300)}`)));
   });
-  child.stdout.resume();
-  child.stderr.resume();
+  child.stdout?.resume();
+  child.stderr?.resume();
   return { stop: () => child.kill('SIGTERM'), match };
 }
 
@@ -211,13 +215,13 @@ async function main(): Promise<void> {
     const token = join(dir, 'token');
     writeFileSync(token, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
     const evidenceSocket = join(dir, 'evidence.sock');
-    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', evidenceSocket, token, '100000'], /ready/)).stop);
+    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', evidenceSocket, token, '100000'], /ready/, join(dir, 'evidence.log'))).stop);
     const snapshotBytes = await run('curl', ['-sf', '--unix-socket', evidenceSocket, '-H', `Authorization: Bearer ${readFileSync(token, 'utf8').trim()}`, 'http://sidecar/api/v1alpha1/snapshot', '-o', join(dir, 'body')]);
     if (snapshotBytes.status !== 0) fail('could not read the snapshot for the bare server');
     const bareSocket = join(dir, 'bare.sock');
-    stops.push((await start([join(HERE, 'api-server.ts'), 'bare', bareSocket, join(dir, 'body')], /ready/)).stop);
+    stops.push((await start([join(HERE, 'api-server.ts'), 'bare', bareSocket, join(dir, 'body')], /ready/, join(dir, 'bare.log'))).stop);
     const pagingSocket = join(dir, 'paging.sock');
-    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', pagingSocket, token, '20000', 'sparse'], /ready/)).stop);
+    stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', pagingSocket, token, '20000', 'sparse'], /ready/, join(dir, 'paging.log'))).stop);
     const load = async (socket: string, tokenFile: string, path: string) => {
       const r = await run(NODE, [join(HERE, 'api-load.ts'), 'load', socket, tokenFile, path, String(API_REQUESTS), '16']);
       const f = r.status === 0 ? (JSON.parse(r.stdout) as { rps: number; p99_ms: number; p50_ms: number; failed: number }) : null;
