@@ -1,6 +1,7 @@
-/** The Azure error table on the shapes the SDK throws (RestError codes and statuses, network codes). */
+/** The Azure error table on the shapes the SDK throws (RestError codes and statuses, network codes, ambient-chain errors). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { AggregateAuthenticationError, AuthenticationError, AuthenticationRequiredError, CredentialUnavailableError } from '@azure/identity';
 import { azureFailureCategory, toAzureStoreError } from './classify.ts';
 
 const rest = (code: string | undefined, statusCode: number) => Object.assign(new Error(`Server failed: account acme container backups ${code ?? ''}`), { name: 'RestError', code, statusCode });
@@ -20,6 +21,32 @@ describe('Azure failure categories', () => {
     ['abort', Object.assign(new Error('x'), { name: 'AbortError' }), 'canceled'],
   ];
   for (const [what, error, category] of cases) it(`${what} → ${category}`, () => assert.equal(azureFailureCategory(error), category));
+
+  describe('the ambient credential chain (@azure/identity)', () => {
+    const unavailable = new CredentialUnavailableError('Azure CLI could not be found. Please visit https://aka.ms/azure-cli for installation instructions');
+    const refused = new AuthenticationError(401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret for app 0f1e2d3c' });
+    const chained: [string, unknown][] = [
+      ['no credential in the chain is usable', unavailable],
+      ['the identity service refused the credential', refused],
+      ['every credential of the chain was unavailable', new AggregateAuthenticationError([unavailable, unavailable], 'ChainedTokenCredential authentication failed.')],
+      ['interactive authentication would be needed', new AuthenticationRequiredError({ scopes: ['https://storage.azure.com/.default'], message: 'Cannot silently authenticate' })],
+    ];
+    for (const [what, error] of chained) {
+      it(`${what} → authentication, with none of the SDK's text`, () => {
+        assert.equal(azureFailureCategory(error), 'authentication');
+        const e = toAzureStoreError(error);
+        assert.equal(e.category, 'authentication');
+        assert.ok(!/Azure CLI|aka\.ms|AADSTS|0f1e2d3c|Chained|storage\.azure\.com|silently/.test(e.message), e.message);
+        assert.equal(e.cause, error);
+      });
+    }
+
+    it('an abort during token acquisition is still canceled', () => {
+      const controller = new AbortController();
+      controller.abort();
+      assert.equal(azureFailureCategory(unavailable, controller.signal), 'canceled');
+    });
+  });
 
   it('keeps the service text only as the cause', () => {
     const e = toAzureStoreError(rest('AuthenticationFailed', 403));

@@ -1,13 +1,19 @@
 /**
  * The one place Azure Blob Storage errors become failure categories. The SDK throws `RestError`s
  * with an HTTP `statusCode` and the service's `code` (from `x-ms-error-code`); network failures
- * carry a Node `code`; aborts are `AbortError`. Only viewer's fixed messages leave this module.
+ * carry a Node `code`; aborts are `AbortError`. The ambient chain (`@azure/identity`) throws its own
+ * errors, told apart by `name`: no credential in the chain was usable (`CredentialUnavailableError`,
+ * or `AggregateAuthenticationError` from a chain of them), or one was refused by the identity
+ * service (`AuthenticationError`). Only viewer's fixed messages leave this module.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
 import { networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
+
+// `@azure/identity` error names (its classes are matched by name, as its own chain does).
+const CREDENTIAL_ERRORS = new Set(['CredentialUnavailableError', 'AuthenticationError', 'AggregateAuthenticationError', 'AuthenticationRequiredError']);
 
 const BY_CODE: Record<string, FailureCategory> = {
   AuthenticationFailed: 'authentication',
@@ -33,6 +39,7 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
   if (e.name === 'AbortError') return 'canceled';
+  if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return 'authentication';
   const code = typeof e.code === 'string' ? e.code : '';
   // REQUEST_SEND_ERROR is the Azure SDK's own name for a request that never reached the service.
   const byCode = BY_CODE[code] ?? networkCategory(code) ?? (code === 'REQUEST_SEND_ERROR' ? 'unavailable' : undefined);
