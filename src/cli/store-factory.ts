@@ -4,7 +4,7 @@
  */
 import { ViewerError } from '../common/errors.ts';
 import type { StoreDriver } from '../store/driver.ts';
-import { createAzureDriver } from '../store/azure/azure-driver.ts';
+import { azureAccountUrl, createAzureDriver } from '../store/azure/azure-driver.ts';
 import { createGcsDriver } from '../store/gcs/gcs-driver.ts';
 import { createS3Driver } from '../store/s3/s3-driver.ts';
 import type { Config } from './config/config.ts';
@@ -17,14 +17,15 @@ export async function createDriver(config: Config): Promise<StoreDriver> {
     return createS3Driver({ bucket: destination.bucket, region: config.region, endpoint: config.endpointUrl, credentials: c });
   }
   if (destination.provider === 'store-b' && (c.mode === 'connection-string-file' || c.mode === 'ambient')) {
-    // Barman's own ambient source for Azure is this variable; only the command line reads it.
-    const ambient = process.env['AZURE_STORAGE_CONNECTION_STRING'];
-    if (c.mode === 'ambient' && (ambient === undefined || ambient === '')) {
-      throw new ViewerError('invalid_configuration', 'store-b without a connection string file needs AZURE_STORAGE_CONNECTION_STRING in this build');
-    }
+    if (c.mode === 'connection-string-file') return createAzureDriver({ container: destination.bucket, credentials: c });
+    // Ambient, in Barman's order: its own variable first (only the command line reads it), then the
+    // SDK's default chain (DefaultAzureCredential, which reads its own AZURE_* variables) against
+    // the destination's account. Set but empty is refused, never a fall-through to the chain.
+    const connection = process.env['AZURE_STORAGE_CONNECTION_STRING'];
+    if (connection === '') throw new ViewerError('invalid_configuration', 'AZURE_STORAGE_CONNECTION_STRING is set but empty');
     return createAzureDriver({
       container: destination.bucket,
-      credentials: c.mode === 'ambient' ? { mode: 'connection-string', value: ambient ?? '' } : { mode: 'connection-string-file', file: c.file },
+      credentials: connection === undefined ? { mode: 'default-chain', accountUrl: azureAccountUrl(destination) } : { mode: 'connection-string', value: connection },
     });
   }
   if (destination.provider === 'store-c' && (c.mode === 'service-account-file' || c.mode === 'ambient')) {

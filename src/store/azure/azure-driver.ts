@@ -1,26 +1,42 @@
 /**
  * The `store-b` driver: Azure Blob Storage through the official SDK (`@azure/storage-blob`),
- * read-only (list blobs, download a small blob). Credentials come from an explicit connection
- * string (read from the configured file by this driver, or handed over from the ambient
- * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it). List Blobs has no
- * start-after, so the driver skips keys up to it itself and says so (`startAfter: 'emulated'`):
- * the scanner then lists in one range instead of many.
+ * read-only (list blobs, download a small blob). Credentials: an explicit connection string (read
+ * from the configured file by this driver, or handed over from the ambient
+ * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
+ * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
+ * URL. List Blobs has no start-after, so the driver skips keys up to it itself and says so
+ * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many.
  */
 import { readFile } from 'node:fs/promises';
+import { DefaultAzureCredential } from '@azure/identity';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../common/errors.ts';
+import type { Destination } from '../destination.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { toAzureStoreError } from './classify.ts';
 
-export type AzureCredentials = { readonly mode: 'connection-string-file'; readonly file: string } | { readonly mode: 'connection-string'; readonly value: string };
+export type AzureCredentials =
+  | { readonly mode: 'connection-string-file'; readonly file: string }
+  | { readonly mode: 'connection-string'; readonly value: string }
+  /** `DefaultAzureCredential` (the SDK's ambient chain) against `accountUrl`, the account's blob endpoint. */
+  | { readonly mode: 'default-chain'; readonly accountUrl: string };
 
 export interface AzureDriverOptions {
   readonly container: string;
   readonly credentials: AzureCredentials;
 }
 
-async function connectionString(c: AzureCredentials): Promise<string> {
+const AZURE_DOMAIN = '.blob.core.windows.net';
+const RETRY = { retryOptions: { maxTries: 3 } };
+
+/** The blob endpoint of a store-b destination's account: `https://<account>.blob.core.windows.net`, or `<origin>/<account>` for the emulator form. */
+export function azureAccountUrl(destination: Pick<Destination, 'account' | 'emulatorOrigin'>): string {
+  if (destination.account === null) throw new StoreError('invalid_configuration', 'the destination names no storage account');
+  return destination.emulatorOrigin === null ? `https://${destination.account}${AZURE_DOMAIN}` : `${destination.emulatorOrigin}/${destination.account}`;
+}
+
+async function connectionString(c: Exclude<AzureCredentials, { mode: 'default-chain' }>): Promise<string> {
   if (c.mode === 'connection-string') return c.value;
   let text: string;
   try {
@@ -33,14 +49,31 @@ async function connectionString(c: AzureCredentials): Promise<string> {
   return value;
 }
 
-export async function createAzureDriver(options: AzureDriverOptions): Promise<StoreDriver> {
-  let container: ContainerClient;
-  try {
-    container = BlobServiceClient.fromConnectionString(await connectionString(options.credentials), { retryOptions: { maxTries: 3 } }).getContainerClient(options.container);
-  } catch (error) {
-    if (error instanceof StoreError) throw error;
-    throw new StoreError('invalid_configuration', 'the storage connection string is not usable', { cause: error });
+async function serviceClient(c: AzureCredentials): Promise<BlobServiceClient> {
+  if (c.mode !== 'default-chain') {
+    const value = await connectionString(c);
+    try {
+      return BlobServiceClient.fromConnectionString(value, RETRY);
+    } catch (error) {
+      throw new StoreError('invalid_configuration', 'the storage connection string is not usable', { cause: error });
+    }
   }
+  // The SDK sends bearer tokens over https only; it would refuse every request to an http emulator.
+  if (!c.accountUrl.startsWith('https://')) {
+    throw new StoreError('invalid_configuration', 'the ambient credential chain needs an https account URL (an http emulator needs a connection string)');
+  }
+  let credential: DefaultAzureCredential;
+  try {
+    // Throws on an unknown AZURE_TOKEN_CREDENTIALS value (its message echoes the value).
+    credential = new DefaultAzureCredential();
+  } catch (error) {
+    throw new StoreError('invalid_configuration', 'the ambient credential chain could not be set up', { cause: error });
+  }
+  return new BlobServiceClient(c.accountUrl, credential, RETRY);
+}
+
+export async function createAzureDriver(options: AzureDriverOptions): Promise<StoreDriver> {
+  const container: ContainerClient = (await serviceClient(options.credentials)).getContainerClient(options.container);
   const abort = (signal: AbortSignal) => {
     if (signal.aborted) throw toAzureStoreError(new Error('aborted'), signal);
   };
