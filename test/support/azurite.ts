@@ -1,7 +1,9 @@
 /**
  * Azurite, Microsoft's Azure Storage emulator from npm, started for a test file on a free port of
  * 127.0.0.1 with in-memory storage (and stopped by it). The API version check is skipped because
- * the SDK speaks a newer version than the emulator knows; telemetry is off.
+ * the SDK speaks a newer version than the emulator knows; telemetry is off. With `tls` it serves
+ * https with that certificate and accepts bearer tokens (`--oauth basic`: any unsigned JWT with the
+ * storage audience, a Microsoft issuer and a current lifetime), besides the account key.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -17,15 +19,23 @@ export interface Azurite {
   stop(): void;
 }
 
-export async function startAzurite(): Promise<Azurite> {
+export interface AzuriteOptions {
+  /** PEM files of a certificate for 127.0.0.1 and its key: serve https and accept bearer tokens. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+}
+
+export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurite> {
   const main = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
-  const child: ChildProcess = spawn(process.execPath, [main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tls = options.tls === undefined ? [] : ['--cert', options.tls.certFile, '--key', options.tls.keyFile, '--oauth', 'basic'];
+  const args = [main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry', ...tls];
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const scheme = options.tls === undefined ? 'http' : 'https';
   const port = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`azurite did not start: ${out}`)), 30_000);
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      const m = new RegExp(`listens on ${scheme}://127\\.0\\.0\\.1:(\\d+)`).exec(out);
       if (m?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -33,10 +43,10 @@ export async function startAzurite(): Promise<Azurite> {
     });
     child.once('exit', () => reject(new Error(`azurite exited: ${out}`)));
   });
-  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  const blobEndpoint = `${scheme}://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
   return {
     blobEndpoint,
-    connectionString: (key = AZURITE_KEY) => `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${key};BlobEndpoint=${blobEndpoint};`,
+    connectionString: (key = AZURITE_KEY) => `DefaultEndpointsProtocol=${scheme};AccountName=${AZURITE_ACCOUNT};AccountKey=${key};BlobEndpoint=${blobEndpoint};`,
     stop: () => child.kill('SIGTERM'),
   };
 }
