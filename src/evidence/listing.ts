@@ -6,6 +6,7 @@
  */
 import { SafetyLimitError } from '../common/errors.ts';
 import type { ListPage, StoreDriver } from '../store/driver.ts';
+import { compareKeyBytes } from '../store/key-order.ts';
 
 export interface ScanBudget {
   readonly maxPages: number;
@@ -34,6 +35,12 @@ export interface ListingOptions {
   readonly delimiter?: '/';
   /** Start after this key (the parallel listing's range starts). */
   readonly startAfter?: string;
+  /**
+   * The caller stops at the first key after this one (a parallel range's end): once a page reaches
+   * past it, no next page is requested. Without it, the prefetch would list one wasted page per
+   * range (about 8 % more listing for 8 ranges of 100 k keys).
+   */
+  readonly stopAfter?: string;
   readonly signal: AbortSignal;
   readonly meter: BudgetMeter;
   readonly pageSize?: number;
@@ -55,7 +62,9 @@ export async function* listPages(driver: StoreDriver, options: ListingOptions): 
     const page: ListPage = await pending;
     options.meter.charge(page);
     // Ask for the next page first: the caller's work on this one overlaps the store's.
-    pending = page.nextToken === null ? null : request(page.nextToken);
+    const last = page.objects.at(-1);
+    const done = options.stopAfter !== undefined && last !== undefined && compareKeyBytes(last.key, options.stopAfter) > 0;
+    pending = page.nextToken === null || done ? null : request(page.nextToken);
     // An abandoned prefetch must not surface as an unhandled rejection.
     pending?.catch(() => undefined);
     yield page;

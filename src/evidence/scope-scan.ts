@@ -219,7 +219,7 @@ async function listWal(
     starts.map(async (startAfter, i) => {
       const end = starts[i + 1];
       const archive = new WalArchive(g, limits);
-      const listing = listPages(o.driver, { prefix, signal: o.signal, meter: o.meter, ...(startAfter === undefined ? {} : { startAfter }) });
+      const listing = listPages(o.driver, { prefix, signal: o.signal, meter: o.meter, ...(startAfter === undefined ? {} : { startAfter }), ...(end === undefined ? {} : { stopAfter: end }) });
       for await (const page of listing) {
         for (const obj of page.objects) {
           if (end !== undefined && compareKeyBytes(obj.key, end) > 0) return archive;
