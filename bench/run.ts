@@ -103,8 +103,11 @@ function ensureBarman(): void {
   const usable = () => existsSync(BARMAN_CHECK) && spawnSync(PYTHON, ['-c', 'import barman.clients.cloud_check_wal_archive, boto3'], { stdio: 'ignore' }).status === 0;
   if (usable()) return;
   log('installing Debian barman-cli-cloud and python3-boto3 for the Barman comparison');
-  const apt = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'barman-cli-cloud', 'python3-boto3'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (apt.status !== 0 || !usable()) fail(`missing Debian's barman-cli-cloud and python3-boto3 (${BARMAN_CHECK} with ${PYTHON}); install them with apt-get and run again`);
+  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  const install = () => apt(['install', '-y', '--no-install-recommends', 'barman-cli-cloud', 'python3-boto3']);
+  // A fresh machine may have no package lists yet: update once, then try again.
+  if (!install() && apt(['update'])) install();
+  if (!usable()) fail(`missing Debian's barman-cli-cloud and python3-boto3 (${BARMAN_CHECK} with ${PYTHON}); install them with apt-get and run again`);
 }
 
 async function main(): Promise<void> {
