@@ -8,15 +8,15 @@
  *
  * Usage: node bench/bare-list.ts <flat|ranges> <endpoint> <bucket> <scope root> [concurrency]
  */
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { ACCESS_KEY_ID, SECRET_ACCESS_KEY } from './s3.ts';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { client } from './s3.ts';
 
 const [mode, endpoint, bucket, root, concurrencyText = '8'] = process.argv.slice(2);
 if ((mode !== 'flat' && mode !== 'ranges') || endpoint === undefined || bucket === undefined || root === undefined) {
   process.stderr.write('usage: bare-list.ts <flat|ranges> <endpoint> <bucket> <scope root> [concurrency]\n');
   process.exit(64);
 }
-const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY } });
+const s3 = client(endpoint);
 let requests = 0;
 
 /** Lists flat from `startAfter`; counts keys up to and including `end`. */
