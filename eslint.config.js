@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'schemas/**', 'examples/**'] },
+  { ignores: ['node_modules/**', 'schemas/**', 'examples/**', 'src/**/*.generated.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

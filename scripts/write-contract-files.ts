@@ -1,15 +1,16 @@
 /**
  * Writes the generated contract files: `schemas/v1alpha1/<Kind>.schema.json` from the TypeBox
- * definitions and `examples/wire/{valid,invalid}/*.json` from `src/contract/examples.ts`.
- * `npm run contract` after changing either; a test fails while the files are out of date.
+ * definitions, `examples/wire/{valid,invalid}/*.json` from `src/contract/examples.ts`, and the
+ * precompiled validator module `src/contract/wire-validators.generated.cjs`.
+ * `npm run contract` after changing any of their sources; a test fails while the files are out of date.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contractFiles } from '../src/contract/files.ts';
+import { contractFiles, GENERATED_DIRS } from '../src/contract/files.ts';
 
 const root = join(import.meta.dirname, '..');
 const files = contractFiles();
-for (const dir of new Set([...files.keys()].map((f) => f.slice(0, f.lastIndexOf('/'))))) {
+for (const dir of GENERATED_DIRS) {
   mkdirSync(join(root, dir), { recursive: true });
   for (const name of readdirSync(join(root, dir))) {
     if (!files.has(`${dir}/${name}`)) rmSync(join(root, dir, name));

@@ -1,14 +1,18 @@
 /**
  * The generated contract files and their exact text: one JSON Schema per wire kind and one file per
- * wire example. The writer script and the freshness test both use this, so they cannot disagree.
+ * wire example, and the precompiled validator module. The writer script and the freshness test both
+ * use this, so they cannot disagree.
  */
 import { NEGATIVE_EXAMPLES, VALID_EXAMPLES } from './examples.ts';
 import { schemaDocument, WIRE_KINDS } from './kinds.ts';
 import { serialize } from './serialize.ts';
+import { VALIDATOR_MODULE, validatorModuleSource } from './validator-build.ts';
 
 export const SCHEMA_DIR = 'schemas/v1alpha1';
 export const VALID_EXAMPLE_DIR = 'examples/wire/valid';
 export const INVALID_EXAMPLE_DIR = 'examples/wire/invalid';
+/** Directories holding only generated files: the writer removes what it no longer generates there. */
+export const GENERATED_DIRS = [SCHEMA_DIR, VALID_EXAMPLE_DIR, INVALID_EXAMPLE_DIR] as const;
 
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -16,6 +20,7 @@ const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export function contractFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const kind of WIRE_KINDS) files.set(`${SCHEMA_DIR}/${kind}.schema.json`, pretty(schemaDocument(kind)));
+  files.set(VALIDATOR_MODULE, validatorModuleSource());
   for (const ex of VALID_EXAMPLES) {
     // Canonical key order first, then indentation for readers.
     files.set(`${VALID_EXAMPLE_DIR}/${ex.name}.json`, pretty({ kind: ex.kind, body: JSON.parse(serialize(ex.kind, ex.body)) as unknown }));
