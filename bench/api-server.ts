@@ -13,16 +13,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
 import { createLogger } from '../src/common/log.ts';
 import { MEDIA_TYPE } from '../src/contract/primitives.ts';
-import { BudgetMeter } from '../src/evidence/listing.ts';
-import { scanScope } from '../src/evidence/scope-scan.ts';
-import { Publisher } from '../src/publication/publisher.ts';
 import { createEvidenceApi } from '../src/surface/api/evidence-api.ts';
 import { listenOnSocket } from '../src/surface/api/socket.ts';
 import { Corpus } from './corpus.ts';
-import { CorpusDriver } from './corpus-driver.ts';
+import { publishCorpus } from './corpus-publication.ts';
 
 const [kind, socket, file, segmentsText, sparse] = process.argv.slice(2);
 if ((kind !== 'evidence' && kind !== 'bare') || socket === undefined || file === undefined || (kind === 'evidence' && !Number.isInteger(Number(segmentsText)))) {
@@ -32,15 +28,8 @@ if ((kind !== 'evidence' && kind !== 'bare') || socket === undefined || file ===
 
 async function evidenceServer(): Promise<Server> {
   const corpus = new Corpus({ root: 'bench/api/', segments: Number(segmentsText), seed: 7, sparse: sparse === 'sparse' });
-  const publisher = new Publisher(
-    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'api', producerVersion: PRODUCER_VERSION },
-    { policyText: null, policy: null, minimumRedundancy: null },
-    24 * 3600_000,
-  );
-  const meter = new BudgetMeter({ maxPages: 1e9, maxObjects: 1e12 });
-  const startedAt = new Date();
-  const evidence = await scanScope({ server: 'api', root: 'bench/api/', driver: new CorpusDriver(corpus), signal: new AbortController().signal, meter, concurrency: 8, ...publisher.nextScan });
-  const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+  // Fresh for a day: the publication must not turn stale while the bench is running.
+  const { publication } = await publishCorpus({ corpus, server: 'api', concurrency: 8, freshnessMs: 24 * 3600_000 });
   if (publication.violations.length > 0) throw new Error('the bench publication is invalid');
   const token = readFileSync(file as string, 'utf8').trim();
   // The sidecar's default log level: one request line per request, as in production.

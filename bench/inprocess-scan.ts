@@ -11,12 +11,9 @@
  *                 memory: the memory figures)
  *   materialized  every key built before the clock starts (throughput: the keys/s figure)
  */
-import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
-import { BudgetMeter } from '../src/evidence/listing.ts';
-import { scanScope } from '../src/evidence/scope-scan.ts';
-import { Publisher } from '../src/publication/publisher.ts';
 import { Corpus } from './corpus.ts';
 import { CorpusDriver } from './corpus-driver.ts';
+import { publishCorpus } from './corpus-publication.ts';
 import { compareTruth } from './truth.ts';
 
 const [segmentsText, seedText, concurrencyText, source = 'lazy'] = process.argv.slice(2);
@@ -41,20 +38,7 @@ const corpus = new Corpus({ root, segments, seed });
 if (source === 'materialized') corpus.materialize();
 const driver = new CorpusDriver(corpus);
 
-async function scanOnce() {
-  const publisher = new Publisher(
-    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: 'main', producerVersion: PRODUCER_VERSION },
-    { policyText: null, policy: null, minimumRedundancy: null },
-    15 * 60_000,
-  );
-  const meter = new BudgetMeter({ maxPages: 1e9, maxObjects: 1e12 });
-  const startedAt = new Date();
-  const t0 = process.hrtime.bigint();
-  const evidence = await scanScope({ server: 'main', root, driver, signal: new AbortController().signal, meter, concurrency, ...publisher.nextScan });
-  const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { publisher, evidence, publication, ms, listed: meter.objects };
-}
+const scanOnce = () => publishCorpus({ corpus, server: 'main', concurrency, freshnessMs: 15 * 60_000, driver });
 
 type Scan = Awaited<ReturnType<typeof scanOnce>>;
 // Only the box refers to the scan's results, so emptying it really drops them before the second count.
