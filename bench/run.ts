@@ -117,7 +117,7 @@ async function main(): Promise<void> {
   log(`viewer bench${QUICK ? ' --quick' : ''}: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
 
   ensureBarman();
-  ensureStore();
+  ensureStore(log);
   const corpus = new Corpus(spec);
   const loaded = await loadCorpus(corpus, log);
   const truth = corpus.truth;

@@ -22,9 +22,10 @@ export function client(endpoint = ENDPOINT): S3Client {
 }
 
 /** Starts the bench store unless it is already healthy; installs Swift first if it is missing. */
-export function ensureStore(): void {
+export function ensureStore(log: (line: string) => void): void {
   const env = { ...process.env, PORT: String(PORT), DATA_DIR: join(BENCH_DIR, 'swift'), ACCESS: ACCESS_KEY_ID, SECRET: SECRET_ACCESS_KEY, BUCKETS: BUCKET, RESET: '0', LOG_LEVEL: 'ERROR' };
   if (spawnSync('bash', [SWIFT, 'status'], { env, stdio: 'ignore' }).status === 0) return;
+  log(`starting the bench store, Swift S3 on ${ENDPOINT} (Debian's Swift is installed first if missing)`);
   const r = spawnSync('bash', [SWIFT, 'start'], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`the bench store (Swift S3 on ${ENDPOINT}) did not start: ${r.stderr.trim().split('\n').at(-1) ?? ''}`);
 }
