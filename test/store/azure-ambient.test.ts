@@ -79,6 +79,9 @@ describe('store-b ambient credentials: the connection string first, then the SDK
       HOME: home,
       NODE_OPTIONS: `--import=${LOOPBACK_GUARD}`,
       LOOPBACK_GUARD_LOG: guardLog,
+      // The SDK's own logging asked for as loudly as it goes: none of it may reach an output (D-53).
+      AZURE_LOG_LEVEL: 'verbose',
+      DEBUG: '*',
       PROVIDER: 'store-b',
       DESTINATION_PATH: CLOUD_DESTINATION,
       ARCHIVE_SERVER_NAMES: DEMO_SERVER,

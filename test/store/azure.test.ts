@@ -98,6 +98,23 @@ describe('viewer scan on a barman-cloud repository in Azure Blob Storage (Azurit
       assert.deepEqual(doc.backups.map((b) => b.state), ['healthy', 'healthy', 'unhealthy', 'healthy', 'unknown']);
       assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000016']);
       assert.equal(doc.wal_ranges.length, 3);
+
+      // The SDK logs request URLs (account, container, object keys) and the service's answers to
+      // stderr when AZURE_LOG_LEVEL or DEBUG ask it to: the driver keeps it silent (D-53).
+      const loud = await runViewer(['scan'], {
+        PROVIDER: 'store-b',
+        DESTINATION_PATH: `${azurite.blobEndpoint}/barman/${DEMO_PREFIX}`,
+        ARCHIVE_SERVER_NAMES: DEMO_SERVER,
+        STORE_CONNECTION_STRING_FILE: join(dir, 'conn'),
+        AZURE_LOG_LEVEL: 'verbose',
+        TYPESPEC_RUNTIME_LOG_LEVEL: 'verbose',
+        DEBUG: '*',
+      });
+      assert.equal(loud.status, 0, loud.stderr);
+      assert.equal((JSON.parse(loud.stdout) as typeof doc).snapshot.inventory.object_count, listed.objects.length);
+      for (const line of loud.stderr.split('\n')) {
+        for (const leak of ['azure:', 'devstoreaccount1', '127.0.0.1', DEMO_PREFIX, 'barman/', 'x-ms-']) assert.ok(!line.includes(leak), `stderr carries ${leak}: ${line.slice(0, 160)}`);
+      }
     } finally {
       azurite.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -46,5 +46,14 @@ describe('GCS driver against the Cloud Storage emulator', () => {
     assert.equal(doc.snapshot.inventory.object_count, listed.objects.length);
     assert.deepEqual(doc.backups.map((b) => b.state), ['healthy', 'healthy', 'unhealthy', 'healthy', 'unknown']);
     assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000016']);
+
+    // Google's client libraries log requests and answers to stderr when GOOGLE_SDK_NODE_LOGGING
+    // (or DEBUG, for their dependencies) asks them to: none of it may reach viewer's output (D-53).
+    const loud = await runViewer(['scan'], { DESTINATION_PATH: `gs://barman/${DEMO_PREFIX}`, ARCHIVE_SERVER_NAMES: DEMO_SERVER, STORE_ENDPOINT_URL: emulator.endpoint, GOOGLE_SDK_NODE_LOGGING: '*', DEBUG: '*' });
+    assert.equal(loud.status, 0, loud.stderr);
+    assert.equal((JSON.parse(loud.stdout) as typeof doc).snapshot.inventory.object_count, listed.objects.length);
+    for (const line of loud.stderr.split('\n')) {
+      for (const leak of ['barman', DEMO_PREFIX, '127.0.0.1', 'googleapis', 'gaxios', 'auth']) assert.ok(!line.includes(leak), `stderr carries ${leak}: ${line.slice(0, 160)}`);
+    }
   });
 });

@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { DefaultAzureCredential } from '@azure/identity';
+import { AzureLogger } from '@azure/logger';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../common/errors.ts';
 import type { Destination } from '../destination.ts';
@@ -26,6 +27,11 @@ export interface AzureDriverOptions {
   readonly container: string;
   readonly credentials: AzureCredentials;
 }
+
+// With AZURE_LOG_LEVEL or DEBUG set, the SDK writes request URLs (account, container, object keys),
+// headers and the service's answers to stderr. Every Azure SDK logger hands its lines to this one
+// root, so silencing it keeps provider text out of viewer's output whatever the environment (D-53).
+AzureLogger.log = () => undefined;
 
 const AZURE_DOMAIN = '.blob.core.windows.net';
 const RETRY = { retryOptions: { maxTries: 3 } };

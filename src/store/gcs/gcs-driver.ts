@@ -6,9 +6,15 @@
  * itself, since the offset is inclusive.
  */
 import { Storage, type Bucket } from '@google-cloud/storage';
+import { setBackend } from 'google-logging-utils';
 import { compareKeyBytes } from '../key-order.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
 import { toGcsStoreError } from './classify.ts';
+
+// With GOOGLE_SDK_NODE_LOGGING set, Google's client libraries write every authorized request and
+// its answer (object listings, token responses) to stderr. Their one log backend is switched off,
+// so provider text and tokens never reach viewer's output whatever the environment (D-53).
+setBackend(null);
 
 export type GcsCredentials = { readonly mode: 'service-account-file'; readonly file: string } | { readonly mode: 'ambient' };
 
