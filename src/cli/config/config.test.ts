@@ -143,6 +143,7 @@ const STANDALONE_CASES: Case[] = [
   ['server names without destination', {}, { ARCHIVE_SERVER_NAMES: 'pg-a' }, 'DESTINATION_PATH'],
   ['web-identity for store-c', { DESTINATION_PATH: 'gs://acme-backups/pg' }, { STORE_CREDENTIAL_MODE: 'web-identity' }, 'STORE_CREDENTIAL_MODE'],
   ['S3 region for store-b', { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }, { STORE_REGION: 'eu-west-1' }, 'STORE_REGION'],
+  ['endpoint URL for store-b', { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }, { STORE_ENDPOINT_URL: 'https://acme.privatelink.blob.core.windows.net' }, 'STORE_ENDPOINT_URL'],
   ['S3 key file for store-c', { DESTINATION_PATH: 'gs://acme-backups/pg' }, { STORE_ACCESS_KEY_ID_FILE: '/k' }, 'STORE_ACCESS_KEY_ID_FILE'],
   ['static-files for store-b without its file', { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' }, { STORE_CREDENTIAL_MODE: 'static-files' }, 'STORE_CONNECTION_STRING_FILE'],
   ['ambient with a key file', STANDALONE, { STORE_CREDENTIAL_MODE: 'ambient', STORE_ACCESS_KEY_ID_FILE: '/k' }, 'STORE_ACCESS_KEY_ID_FILE'],

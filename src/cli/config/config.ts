@@ -211,6 +211,9 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
     for (const v of [...S3_FILE_VARIABLES, ...WEB_IDENTITY_VARIABLES, 'STORE_REGION']) r.forbid(v, 'applies to store-a only');
     const fileVar = provider === 'store-b' ? 'STORE_CONNECTION_STRING_FILE' : 'STORE_SERVICE_ACCOUNT_KEY_FILE';
     r.forbid(provider === 'store-b' ? 'STORE_SERVICE_ACCOUNT_KEY_FILE' : 'STORE_CONNECTION_STRING_FILE', `does not apply to ${provider}`);
+    // Azure's endpoint is the destination's account URL (or the emulator origin it names) or the
+    // connection string's: a second source would be ignored or contradict them.
+    if (provider === 'store-b') r.forbid('STORE_ENDPOINT_URL', 'does not apply to store-b: its endpoint comes from DESTINATION_PATH or the connection string');
     const effective = declared ?? (r.isSet(fileVar) ? 'static-files' : 'ambient');
     if (effective === 'ambient') {
       r.forbid(fileVar, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
