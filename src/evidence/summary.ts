@@ -119,8 +119,9 @@ function retention(e: ScopeEvidence, x: Expectations, now: number, coverage: Sta
   let verdict: StateReason;
   if (e.diagnosticsTruncated) verdict = sr('unknown', 'diagnostics-truncated');
   else if (x.policyText === null && x.minimumRedundancy === null) verdict = sr('unknown', 'no-expectation-configured');
-  else if (x.minimumRedundancy !== null && usable.length < x.minimumRedundancy) verdict = sr('unhealthy', 'minimum-redundancy-not-met');
+  // The spec: a configured but unrecognized policy forces `unknown`, whatever else is configured.
   else if (x.policyText !== null && x.policy === null) verdict = sr('unknown', 'retention-policy-unrecognized');
+  else if (x.minimumRedundancy !== null && usable.length < x.minimumRedundancy) verdict = sr('unhealthy', 'minimum-redundancy-not-met');
   else if (x.policy?.kind === 'redundancy' && usable.length < x.policy.count) verdict = sr('warning', 'redundancy-policy-not-met');
   else if (x.policy?.kind === 'recovery-window') {
     const pointOfRecoverability = now - x.policy.amount * WINDOW_MS[x.policy.unit];
