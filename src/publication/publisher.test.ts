@@ -4,7 +4,7 @@
  * carried across generations, and the background refresher's scheduling and shutdown.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { StoreError } from '../common/errors.ts';
 import { BudgetMeter } from '../evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
@@ -27,13 +27,18 @@ function repository(missing: number[] = [6]) {
   return store;
 }
 
-function newPublisher() {
+function newPublisher(expectations: ConstructorParameters<typeof Publisher>[1] = { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null }, freshnessMs = 15 * 60_000) {
   return new Publisher(
     { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' },
-    { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null },
-    15 * 60_000,
+    expectations,
+    freshnessMs,
   );
 }
+
+/** Lets promise callbacks run (setImmediate is not among the mocked timers). */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
 
 async function scanWith(store: MemoryStore, p: Publisher, meter = new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }), signal = new AbortController().signal): Promise<ScopeEvidence> {
   return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...p.nextScan });
@@ -99,6 +104,17 @@ describe('publication transitions', () => {
     assert.deepEqual([p.generation, p.snapshot.inventory.last_failure_category, p.snapshot.details.archive_cloud.ranges_truncated], [1, 'safety_limit', true]);
   });
 
+  it('retention: an unmet minimum is unhealthy, but a configured unrecognized policy forces unknown', async () => {
+    const retention = async (x: ConstructorParameters<typeof Publisher>[1]) => {
+      const pub = newPublisher(x);
+      return valid(pub.complete(await scanWith(repository(), pub), attempt(10))).snapshot.details.archive_cloud.retention;
+    };
+    const unmet = await retention({ policyText: null, policy: null, minimumRedundancy: 5 });
+    assert.deepEqual([unmet.state, unmet.reason.code, unmet.minimum_redundancy], ['unhealthy', 'minimum-redundancy-not-met', 5]);
+    const both = await retention({ policyText: 'KEEP EVERYTHING', policy: null, minimumRedundancy: 5 });
+    assert.deepEqual([both.state, both.reason.code, both.policy_configured, both.minimum_configured], ['unknown', 'retention-policy-unrecognized', true, true]);
+  });
+
   it('the same publication serializes to the same bytes', async () => {
     const store = repository();
     const a = newPublisher();
@@ -139,6 +155,70 @@ describe('refresher', () => {
     await inFlight;
     assert.equal(pub.current.revision, 2, 'a shutdown publishes nothing');
     assert.ok(published.every((p) => p.violations.length === 0));
+  });
+
+  it('starts scans an interval apart, start to start, and at once after a scan longer than the interval', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+    const starts: number[] = [];
+    const durations = [300, 1500, 100];
+    const refresher = new Refresher({
+      publisher: newPublisher(),
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 1000,
+      jitter: 0,
+      scanTimeoutMs: 3_600_000,
+      scan: (signal) => {
+        starts.push(Date.now() - T0);
+        const ms = durations[starts.length - 1] ?? 100;
+        return new Promise((_resolve, reject) => {
+          const timer = setTimeout(() => reject(new StoreError('throttled', 'throttled')), ms);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(new StoreError('canceled', 'canceled'));
+          });
+        });
+      },
+    });
+    refresher.start();
+    for (const step of [0, 300, 700, 1500, 0]) {
+      t.mock.timers.tick(step);
+      await settle();
+    }
+    assert.deepEqual(starts, [0, 1000, 2500]);
+    await refresher.stop();
+  });
+
+  it('a scan in flight does not keep old evidence fresh: the threshold has its own timer', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+    const store = repository();
+    const pub = newPublisher(undefined, 5_000);
+    const published: Publication[] = [];
+    let hang = false;
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 3_600_000,
+      scanTimeoutMs: 3_600_000,
+      onPublish: (p) => published.push(p),
+      scan: async (signal, next, meter) => {
+        if (hang) await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new StoreError('canceled', 'canceled'))));
+        return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
+      },
+    });
+    await refresher.refreshNow();
+    assert.equal(pub.current.snapshot.stale, false);
+    hang = true;
+    const inFlight = refresher.refreshNow();
+    t.mock.timers.tick(4_999);
+    await settle();
+    assert.equal(pub.current.snapshot.stale, false, 'not before the threshold');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.deepEqual([pub.current.generation, pub.current.snapshot.stale, pub.current.snapshot.reason.code], [1, true, 'evidence-stale']);
+    assert.equal(published.at(-1), pub.current);
+    assert.ok(published.every((p) => p.violations.length === 0));
+    await refresher.stop();
+    await inFlight;
   });
 
   it('a scan that outlives its deadline is a timeout', async () => {

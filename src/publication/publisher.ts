@@ -267,11 +267,20 @@ export class Publisher {
     return this.#current;
   }
 
+  /**
+   * When the current publication turns stale by time (epoch ms): the freshness threshold after the
+   * start of the last attempt. Null when it is stale already or no attempt has been made.
+   */
+  staleAt(): number | null {
+    const { stale, last_attempt_at: last } = this.#current.snapshot;
+    return stale || last === null ? null : Date.parse(last) + this.#freshnessMs;
+  }
+
   /** Publishes a stale revision once the freshness threshold has elapsed since the last attempt. */
   checkFreshness(now: Date): Publication {
     const prev = this.#current;
-    const last = prev.snapshot.last_attempt_at;
-    if (prev.snapshot.stale || last === null || now.getTime() - Date.parse(last) < this.#freshnessMs) return prev;
+    const at = this.staleAt();
+    if (at === null || now.getTime() < at) return prev;
     const snapshot = { ...withoutCurrentStates(prev.snapshot, STALE), revision: prev.revision + 1 };
     this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
     return this.#current;

@@ -1,7 +1,8 @@
 /**
- * The background refresher of one scope: one scan at a time, started again a jittered interval
- * after the previous start, each result published (a complete generation or a failed attempt),
- * the freshness threshold checked between scans, and everything cancellable on shutdown.
+ * The background refresher of one scope: one scan at a time, the next started a jittered interval
+ * after the previous one started (at once if it ran longer), each result published (a complete generation or a failed attempt),
+ * the freshness threshold watched by its own timer (a scan in flight, however long, does not keep
+ * old evidence looking fresh), and everything cancellable on shutdown.
  */
 import { categoryOf } from '../common/errors.ts';
 import { BudgetMeter, type ScanBudget } from '../evidence/listing.ts';
@@ -29,6 +30,7 @@ export class Refresher {
   readonly #o: RefresherOptions;
   readonly #stop = new AbortController();
   #timer: NodeJS.Timeout | null = null;
+  #freshnessTimer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
 
   constructor(options: RefresherOptions) {
@@ -52,13 +54,35 @@ export class Refresher {
   async stop(): Promise<void> {
     this.#stop.abort();
     if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#freshnessTimer !== null) clearTimeout(this.#freshnessTimer);
     await this.#running;
+  }
+
+  #now(): Date {
+    return (this.#o.now ?? (() => new Date()))();
+  }
+
+  /** Hands a publication on, then arms the timer for the moment it turns stale. */
+  #publish(p: Publication): void {
+    this.#o.onPublish?.(p);
+    if (this.#freshnessTimer !== null) clearTimeout(this.#freshnessTimer);
+    this.#freshnessTimer = null;
+    const at = this.#o.publisher.staleAt();
+    if (at === null || this.#stop.signal.aborted) return;
+    this.#freshnessTimer = setTimeout(() => {
+      const next = this.#o.publisher.checkFreshness(this.#now());
+      if (next !== p) this.#publish(next);
+    }, Math.max(0, at - this.#now().getTime()));
+    this.#freshnessTimer.unref();
   }
 
   #schedule(delayMs: number): void {
     if (this.#stop.signal.aborted) return;
     this.#timer = setTimeout(() => {
-      void this.refreshNow().then(() => this.#schedule(this.#nextDelay()));
+      // The interval runs from start to start (the spec's REFRESH_INTERVAL_SECONDS); a scan that
+      // outlasted it is followed at once.
+      const started = this.#now().getTime();
+      void this.refreshNow().then(() => this.#schedule(Math.max(0, started + this.#nextDelay() - this.#now().getTime())));
     }, delayMs);
     this.#timer.unref();
   }
@@ -70,9 +94,9 @@ export class Refresher {
   }
 
   async #refresh(): Promise<void> {
-    const now = this.#o.now ?? (() => new Date());
+    const now = () => this.#now();
     const { publisher } = this.#o;
-    const publish = (p: Publication) => this.#o.onPublish?.(p);
+    const publish = (p: Publication) => this.#publish(p);
     publish(publisher.checkFreshness(now()));
     if (this.#stop.signal.aborted) return;
     const startedAt = now();
