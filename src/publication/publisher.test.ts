@@ -4,7 +4,7 @@
  * carried across generations, and the background refresher's scheduling and shutdown.
  */
 import assert from 'node:assert/strict';
-import { describe, it, mock } from 'node:test';
+import { describe, it } from 'node:test';
 import { StoreError } from '../common/errors.ts';
 import { BudgetMeter } from '../evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
