@@ -104,6 +104,20 @@ describe('publication transitions', () => {
     assert.deepEqual([p.generation, p.snapshot.inventory.last_failure_category, p.snapshot.details.archive_cloud.ranges_truncated], [1, 'safety_limit', true]);
   });
 
+  it('the evidence behind the current generation is the last complete scan, never a truncated attempt', async () => {
+    const pub = newPublisher();
+    assert.equal(pub.evidence, null);
+    const first = await scanWith(repository(), pub);
+    pub.complete(first, attempt(10));
+    assert.equal(pub.evidence, first);
+    pub.complete({ ...(await scanWith(repository([6, 7]), pub)), rangesTruncated: true }, attempt(20));
+    pub.fail('throttled', attempt(30));
+    assert.equal(pub.evidence, first);
+    const third = await scanWith(repository([6, 7]), pub);
+    pub.complete(third, attempt(40));
+    assert.equal(pub.evidence, third);
+  });
+
   it('retention: an unmet minimum is unhealthy, but a configured unrecognized policy forces unknown', async () => {
     const retention = async (x: ConstructorParameters<typeof Publisher>[1]) => {
       const pub = newPublisher(x);

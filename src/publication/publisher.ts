@@ -113,6 +113,7 @@ export class Publisher {
   #gapMemory: readonly GapMemory[] = [];
   /** The last complete evidence, kept to rebuild stale or failed publications. */
   #completeSnapshot: RepositoryEvidenceSnapshot | null = null;
+  #completeEvidence: ScopeEvidence | null = null;
 
   constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number) {
     this.#identity = identity;
@@ -123,6 +124,14 @@ export class Publisher {
 
   get current(): Publication {
     return this.#current;
+  }
+
+  /**
+   * The scan behind the current generation (null before the first): what the operator's pages
+   * show beside the publication. A failed or truncated attempt never replaces it.
+   */
+  get evidence(): ScopeEvidence | null {
+    return this.#completeEvidence;
   }
 
   /** What the next complete scan needs: its generation number and the gaps seen so far. */
@@ -242,6 +251,7 @@ export class Publisher {
       },
     };
     this.#completeSnapshot = snapshot;
+    this.#completeEvidence = e;
     this.#gapMemory = e.gapMemory;
     this.#current = this.#publish(snapshot, backups, ranges, gaps, paths);
     return this.#current;

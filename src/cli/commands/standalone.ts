@@ -9,7 +9,7 @@ import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
 import { discoverServers } from '../../evidence/discovery.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
-import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
+import { scanScope } from '../../evidence/scope-scan.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { destinationFingerprint } from '../../publication/fingerprint.ts';
 import { Publisher } from '../../publication/publisher.ts';
@@ -49,21 +49,16 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
       config.retention,
       config.freshnessThresholdSeconds * 1000,
     );
-    let evidence: ScopeEvidence | null = null;
     views.set(server, scopeView(server, publisher.current, null));
     const refresher = new Refresher({
       publisher,
       budget: { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects },
       intervalMs: config.refreshIntervalSeconds * 1000,
       scanTimeoutMs: config.scan.timeoutSeconds * 1000,
-      scan: async (signal, next, meter) => {
-        const e = await scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next });
-        evidence = e;
-        return e;
-      },
+      scan: (signal, next, meter) => scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next }),
       onPublish: (p) => {
-        // A failed attempt leaves `evidence` at the last complete scan, like the publication.
-        views.set(server, scopeView(server, p, evidence));
+        // The scan behind the published generation: a failed or truncated attempt is never shown.
+        views.set(server, scopeView(server, p, publisher.evidence));
         log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code }, 'published');
       },
     });
