@@ -6,6 +6,9 @@
  * request logs name routes only.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
@@ -95,6 +98,39 @@ describe('standalone UI on the embedded demo', () => {
     for (const line of requests) {
       assert.match(line, /"route":"(\/|\/wals|\/healthz|\/readyz|unknown)"/);
       assert.doesNotMatch(line, /class=|timeline=|mallory|alice/);
+    }
+  });
+});
+
+describe('standalone UI before any scan has completed', () => {
+  let viewer: RunningViewer;
+  let dir = '';
+
+  before(async () => {
+    // A store nobody listens on: every attempt fails, so no generation is ever published.
+    dir = mkdtempSync(join(tmpdir(), 'viewer-ui-unreached-'));
+    writeFileSync(join(dir, 'id'), 'AKIDEXAMPLE\n');
+    writeFileSync(join(dir, 'secret'), 'not-a-real-secret\n');
+    viewer = await startStandalone({
+      DESTINATION_PATH: 's3://unreached-bucket/pg',
+      ARCHIVE_SERVER_NAMES: 'pg-main',
+      STORE_ENDPOINT_URL: 'http://127.0.0.1:9',
+      STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+      STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+    });
+    for (let i = 0; i < 100 && !/"code":"refresh-/.test(viewer.logs()); i++) await new Promise((r) => setTimeout(r, 100));
+  });
+  after(() => {
+    viewer.child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the counted WAL classes as unknown, never as zero, on /wals', async () => {
+    assert.match(viewer.logs(), /"generation":0,"code":"refresh-/);
+    for (const c of ['backup-history', 'duplicate', 'unknown']) {
+      const body = await (await fetch(new URL(`/wals?class=${c}`, viewer.base))).text();
+      assert.match(body, new RegExp(`Objects of class ${c}: <span class="muted">unknown</span>`), c);
+      assert.doesNotMatch(body, /counted exactly/, c);
     }
   });
 });

@@ -66,10 +66,11 @@ export function layout(title: string, ctx: PageContext, body: Raw): string {
 /** Which shelf of the catalog a backup belongs on (spec: kept separate). */
 export function backupKind(b: BackupItem): 'completed' | 'in progress or abandoned' | 'failed' | 'malformed' | 'unsupported' | 'structurally incomplete' {
   const code = b.reason.code;
-  if (code === 'backup-info-missing') return 'in progress or abandoned';
+  // No backup.info yet, or one whose status is not final (STARTED, WAITING_FOR_WALS, ...).
+  if (code === 'backup-info-missing' || code === 'backup-not-completed') return 'in progress or abandoned';
   if (code === 'backup-failed') return 'failed';
   if (code.startsWith('backup-info') || code === 'backup-status-unknown') return 'malformed';
-  if (code === 'backup-type-unknown' || code === 'backup-type-unsupported' || code === 'snapshot-not-verifiable' || code === 'backup-not-completed') return 'unsupported';
+  if (code === 'backup-type-unknown' || code === 'backup-type-unsupported' || code === 'snapshot-not-verifiable') return 'unsupported';
   return b.state === 'healthy' || b.state === 'warning' ? 'completed' : 'structurally incomplete';
 }
 
@@ -242,7 +243,12 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
   const pages = Math.max(1, Math.ceil(rows.length / pageSize));
   const page = Math.min(f.page, pages);
   const shown = rows.slice((page - 1) * pageSize, page * pageSize);
-  const counted = (c: 'backup_history' | 'duplicate' | 'unknown') => scopes.reduce((n, v) => n + (v.publication.snapshot.details.archive_cloud.wal_counts?.[c] ?? 0), 0);
+  // Exact only when every scope shown has complete counts; otherwise unknown, never zero.
+  const counted = (c: 'backup_history' | 'duplicate' | 'unknown'): number | null =>
+    scopes.reduce<number | null>((n, v) => {
+      const k = v.publication.snapshot.details.archive_cloud.wal_counts?.[c] ?? null;
+      return n === null || k === null ? null : n + k;
+    }, 0);
   const link = (n: number) => {
     const q = new URLSearchParams();
     if (f.server !== null) q.set('server', f.server);
@@ -254,7 +260,9 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
     return `/wals?${q.toString()}`;
   };
   const notes = f.walClass === 'backup-history' || f.walClass === 'duplicate' || f.walClass === 'unknown'
-    ? html`<p>${count(counted(f.walClass === 'backup-history' ? 'backup_history' : f.walClass))} objects of class ${f.walClass}: counted exactly, not kept one by one.</p>`
+    ? ((n) => (n === null
+      ? html`<p>Objects of class ${f.walClass}: ${count(null)} until a scan of every scope shown completes.</p>`
+      : html`<p>${count(n)} objects of class ${f.walClass}: counted exactly, not kept one by one.</p>`))(counted(f.walClass === 'backup-history' ? 'backup_history' : f.walClass))
     : '';
   const body = html`<section><h2>WAL browser</h2>${filterForm(ctx, f)}</section>
 <section>${notes}<p class="muted">${rows.length} row${rows.length === 1 ? '' : 's'}, page ${page} of ${pages}.</p>
