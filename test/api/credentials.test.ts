@@ -5,14 +5,13 @@
  * prove the ambient values were valid (standalone mode uses them) and the static files work.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { LOOPBACK_GUARD } from '../support/loopback-guard.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { runViewer } from '../support/run-viewer.ts';
-
-
 
 describe('sidecar credentials never fall back to the ambient chain', () => {
   let repos: RealRepositories;
@@ -75,5 +74,17 @@ describe('sidecar credentials never fall back to the ambient chain', () => {
     const snapshot = (JSON.parse(r.stdout) as { snapshot: { inventory: { last_failure_category: string } } }).snapshot;
     assert.equal(snapshot.inventory.last_failure_category, 'authentication');
     for (const s of [repos.secretAccessKey, 'definitely-not-the-secret', repos.accessKeyId]) assert.ok(!r.stdout.includes(s) && !r.stderr.includes(s));
+  });
+
+  it('without STORE_ENDPOINT_URL, explicit credentials never go to an endpoint from AWS_ENDPOINT_URL or the shared config', async () => {
+    // Both ambient sources name the real store, so following either would succeed. Unset, the
+    // endpoint is AWS's own: the loopback guard refuses it and records the attempt.
+    const guardLog = join(dir, 'guard.log');
+    const { STORE_ENDPOINT_URL: _unset, ...env } = sidecar('good-secret');
+    const r = await runViewer(['scan'], { ...env, AWS_ENDPOINT_URL_S3: repos.endpoint, NODE_OPTIONS: `--import=${LOOPBACK_GUARD}`, LOOPBACK_GUARD_LOG: guardLog });
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /scan failed: unavailable/);
+    const attempts = existsSync(guardLog) ? readFileSync(guardLog, 'utf8') : '';
+    assert.match(attempts, /amazonaws\.com/);
   });
 });

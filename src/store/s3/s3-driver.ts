@@ -63,6 +63,10 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
     config.endpoint = options.endpoint;
     config.forcePathStyle = true;
   }
+  // Explicit credentials go only where the configuration says: without STORE_ENDPOINT_URL, the
+  // SDK would otherwise send them to AWS_ENDPOINT_URL(_S3) or a shared config's `endpoint_url`,
+  // an endpoint the destination fingerprint does not name (D-54).
+  if (explicit) config.ignoreConfiguredEndpointUrls = true;
   const c = options.credentials;
   if (c.mode === 'static-files') {
     const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
