@@ -80,7 +80,8 @@ describe('sidecar credentials never fall back to the ambient chain', () => {
     // Both ambient sources name the real store, so following either would succeed. Unset, the
     // endpoint is AWS's own: the loopback guard refuses it and records the attempt.
     const guardLog = join(dir, 'guard.log');
-    const { STORE_ENDPOINT_URL: _unset, ...env } = sidecar('good-secret');
+    const env = sidecar('good-secret');
+    delete env['STORE_ENDPOINT_URL'];
     const r = await runViewer(['scan'], { ...env, AWS_ENDPOINT_URL_S3: repos.endpoint, NODE_OPTIONS: `--import=${LOOPBACK_GUARD}`, LOOPBACK_GUARD_LOG: guardLog });
     assert.equal(r.status, 1, r.stdout);
     assert.match(r.stderr, /scan failed: unavailable/);
