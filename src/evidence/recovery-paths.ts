@@ -33,6 +33,9 @@ const REASONS = {
   'coverage-unknown-limited': 'The path stops where timeline history or WAL geometry is unknown.',
   'consistency-not-reached': 'The WAL needed to make the backup consistent is not all observed.',
   'standalone-consistent': 'A standalone backup: WAL is observed up to its consistency point.',
+  'backup-not-usable': 'The backup this path starts from is not structurally usable.',
+  'backup-usability-unknown': 'Whether the backup this path starts from is usable is unknown.',
+  'backup-warning': 'The backup this path starts from carries a warning.',
 } as const;
 type PathReason = keyof typeof REASONS;
 const reason = (code: PathReason): Reason => ({ code, message: REASONS[code] });
@@ -93,6 +96,19 @@ function lineageFrom(backupTimeline: number, endLsn: bigint, target: readonly Li
   return target.slice(at);
 }
 
+/**
+ * A path is never better than the backup it starts from: the spec's state is the conservative
+ * one, and WAL coverage from a backup that is not usable (or not proven usable) recovers nothing.
+ * A worse verdict of the walk itself (a confirmed gap, consistency not reached) is kept: it is the
+ * more specific reason.
+ */
+function capByBackup(backupState: State, state: State, code: PathReason): [State, PathReason] {
+  if (backupState === 'unhealthy') return state === 'unhealthy' ? [state, code] : ['unhealthy', 'backup-not-usable'];
+  if (backupState === 'unknown') return state === 'healthy' || state === 'warning' ? ['unknown', 'backup-usability-unknown'] : [state, code];
+  if (backupState === 'warning' && state === 'healthy') return ['warning', 'backup-warning'];
+  return [state, code];
+}
+
 function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk | null, extra: readonly Assumption[]): RecoveryPathItem {
   const g = ctx.geometry;
   const end = backup.endPosition ?? Number.POSITIVE_INFINITY;
@@ -112,6 +128,7 @@ function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk
   } else {
     [state, code] = ['unknown', 'coverage-unknown-limited'];
   }
+  [state, code] = capByBackup(backup.item.state, state, code);
   const codes = new Set<Assumption>(['segment-content-not-verified', 'segment-size-from-metadata', ...extra]);
   if (consistent) codes.add('backup-end-from-metadata');
   if (w?.compressed === true) codes.add('compressed-content-not-decoded');

@@ -142,6 +142,15 @@ describe('backup states', () => {
     });
   }
 
+  it('a path is never better than the backup it starts from, whatever WAL covers it', async () => {
+    const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) };
+    const paths = async (build: (repo: SyntheticRepository, store: MemoryStore) => void) => (await scan(oneBackup(build))).paths.map((p) => [p.stop, p.state, p.reason.code]);
+    assert.deepEqual(await paths((r) => r.backup(b)), [['frontier', 'healthy', 'coverage-to-frontier']]);
+    assert.deepEqual(await paths((r, s) => { r.backup(b); s.put(`${ROOT}base/b1/notes.txt`, 'x'); }), [['frontier', 'warning', 'backup-warning']]);
+    assert.deepEqual(await paths((r, s) => { r.backup(b); s.delete(`${ROOT}base/b1/data.tar`); }), [['frontier', 'unhealthy', 'backup-not-usable']]);
+    assert.deepEqual(await paths((r, s) => { r.backup(b); s.put(`${ROOT}base/b1/backup.info`, `${r.backupInfo(b)}parent_backup_id=b0\n`); }), [['frontier', 'unknown', 'backup-usability-unknown']]);
+  });
+
   it('a failed backup yields no recovery path', async () => {
     const e = await scan(oneBackup((r) => r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, status: 'FAILED', beginTime: at(1), endTime: at(2) })));
     assert.deepEqual(e.paths, []);
