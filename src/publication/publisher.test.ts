@@ -55,6 +55,9 @@ describe('publication transitions', () => {
     assert.equal(p.revision, 0);
     assert.equal(p.snapshot.completeness, 'no-completed-scan');
     assert.equal(p.snapshot.state, 'unknown');
+    // Expectations are configuration, not evidence: shown as configured from the start.
+    const r = valid(newPublisher({ policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: 2 }).fail('unavailable', attempt(1))).snapshot.details.archive_cloud.retention;
+    assert.deepEqual([r.policy_configured, r.minimum_configured, r.minimum_redundancy, r.state], [true, true, 2, 'unknown']);
   });
 
   it('a complete scan publishes generation 1; a failed refresh keeps it, stale and unknown; the next scan publishes generation 2', async () => {

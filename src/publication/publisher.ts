@@ -61,7 +61,8 @@ export function refreshReason(category: FailureCategory): Reason {
 const STALE = reason('evidence-stale', 'Evidence is older than the freshness threshold.');
 const NO_SCAN = reason('no-completed-scan', 'No scan has completed yet.');
 
-function emptySummary(r: Reason): ArchiveCloudSummary {
+/** The summary before any complete scan: no evidence, but the configured expectations as they are. */
+function emptySummary(r: Reason, x: Expectations): ArchiveCloudSummary {
   return {
     backup_items: null,
     wal_range_items: null,
@@ -78,9 +79,9 @@ function emptySummary(r: Reason): ArchiveCloudSummary {
       structurally_usable_backups: null,
       oldest_completion_at: null,
       newest_completion_at: null,
-      minimum_configured: false,
-      policy_configured: false,
-      minimum_redundancy: null,
+      minimum_configured: x.minimumRedundancy !== null,
+      policy_configured: x.policyText !== null,
+      minimum_redundancy: x.minimumRedundancy,
       ...unknown(r),
     },
     latest_archive_receipt_at: null,
@@ -168,7 +169,7 @@ export class Publisher {
           : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
       ),
       inventory: { known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, pages_examined: 0, objects_examined: 0, last_failure_category: null },
-      details: { type: DETAILS_TYPE_ARCHIVE_CLOUD, archive_cloud: emptySummary(NO_SCAN) },
+      details: { type: DETAILS_TYPE_ARCHIVE_CLOUD, archive_cloud: emptySummary(NO_SCAN, this.#expectations) },
     };
   }
 
