@@ -149,7 +149,9 @@ function collection(c: Collection, search: string, o: EvidenceApiOptions, cursor
   let limit = limitText === undefined ? LIMITS.defaultItems : Number(limitText);
   if (cursorText !== undefined) {
     const state = cursors.decode(cursorText);
-    if (state === null || state.route !== c.route || state.revision !== p.revision || state.generation !== p.generation) return fail('invalid-request', p.revision);
+    if (state === null || state.route !== c.route) return fail('invalid-request', p.revision);
+    // An authentic cursor of an earlier publication carries a non-current revision: 409 (D-55).
+    if (state.revision !== p.revision || state.generation !== p.generation) return fail('publication-changed', p.revision);
     if (limitText !== undefined && state.limit !== limit) return fail('invalid-request', p.revision);
     offset = state.offset;
     limit = state.limit;
