@@ -10,6 +10,7 @@ import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository
 import { Publisher } from '../publication/publisher.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { confine } from '../store/confined.ts';
+import type { StoreDriver } from '../store/driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 
@@ -218,6 +219,23 @@ describe('WAL evidence', () => {
     };
     await assert.rejects(
       scanScope({ server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
+      (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
+    );
+  });
+
+  it('refuses a listing whose object has no size instead of counting it as 0 bytes', async () => {
+    const store = new MemoryStore();
+    new SyntheticRepository(store, ROOT).segments(1, 1, 5, at(0));
+    const sizeless: StoreDriver = {
+      listPage: async (r) => {
+        const page = await store.listPage(r);
+        return { ...page, objects: page.objects.map((o, i) => (i === 2 ? { ...o, size: Number.NaN } : o)) };
+      },
+      read: (r) => store.read(r),
+      close: () => undefined,
+    };
+    await assert.rejects(
+      scanScope({ server: 'pg-main', root: ROOT, driver: confine(sizeless, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
   });

@@ -2,7 +2,9 @@
  * Confinement (sidecar rule 4): a driver wrapper that lets no request leave one root prefix,
  * `<destination prefix>/<server>/`, even when the credential could read more. A request outside
  * it is a programming error and fails before anything is sent; a listed key outside it (a store
- * that ignored the prefix) is refused rather than trusted.
+ * that ignored the prefix) is refused rather than trusted, and so is a listed object without a
+ * size (drivers pass a missing size on as NaN): byte totals are published as exact, so a size the
+ * store did not give is never guessed as 0.
  */
 import { StoreError } from '../common/errors.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
@@ -20,6 +22,9 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
       const page = await driver.listPage(request);
       if (!page.objects.every((o) => inside(o.key)) || !page.prefixes.every(inside)) {
         throw new StoreError('incompatible_format', 'the store listed keys outside the requested prefix');
+      }
+      if (!page.objects.every((o) => Number.isSafeInteger(o.size) && o.size >= 0)) {
+        throw new StoreError('incompatible_format', 'the store listed an object without a valid size');
       }
       return page;
     },

@@ -9,6 +9,7 @@
 export interface StoreObject {
   /** The full object key. It stays inside the scanner: keys never reach the wire. */
   readonly key: string;
+  /** Bytes, as listed; NaN when the store gave none (the confined wrapper refuses such a page). */
   readonly size: number;
   /** Provider receipt or modification time; `null` when the provider gave none. */
   readonly lastModified: Date | null;

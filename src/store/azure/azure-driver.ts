@@ -103,7 +103,7 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
         const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] };
         for (const b of segment.blobItems ?? []) {
           if (request.startAfter !== undefined && compareKeyBytes(b.name, request.startAfter) <= 0) continue;
-          objects.push({ key: b.name, size: b.properties.contentLength ?? 0, lastModified: b.properties.lastModified ?? null });
+          objects.push({ key: b.name, size: b.properties.contentLength ?? Number.NaN, lastModified: b.properties.lastModified ?? null });
         }
         for (const p of segment.blobPrefixes ?? []) {
           if (request.startAfter !== undefined && compareKeyBytes(p.name, request.startAfter) <= 0) continue;

@@ -57,7 +57,7 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
         const after = request.startAfter;
         const objects: StoreObject[] = files
           .filter((f) => after === undefined || compareKeyBytes(f.name, after) > 0)
-          .map((f) => ({ key: f.name, size: Number(f.metadata.size ?? 0), lastModified: f.metadata.updated === undefined ? null : new Date(f.metadata.updated) }));
+          .map((f) => ({ key: f.name, size: f.metadata.size === undefined ? Number.NaN : Number(f.metadata.size), lastModified: f.metadata.updated === undefined ? null : new Date(f.metadata.updated) }));
         const response = (raw ?? {}) as GcsListResponse;
         const prefixes = (response.prefixes ?? []).filter((p) => after === undefined || compareKeyBytes(p, after) > 0);
         return { objects, prefixes, nextToken: typeof response.nextPageToken === 'string' && response.nextPageToken !== '' ? response.nextPageToken : null };

@@ -118,7 +118,7 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
         const out = await client.send(command, { abortSignal: request.signal });
         return {
           objects: (out.Contents ?? []).flatMap((o) =>
-            o.Key === undefined ? [] : [{ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? null }],
+            o.Key === undefined ? [] : [{ key: o.Key, size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }],
           ),
           prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [p.Prefix])),
           nextToken: out.IsTruncated === true && out.NextContinuationToken !== undefined ? out.NextContinuationToken : null,
