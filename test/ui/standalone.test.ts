@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -75,6 +76,20 @@ describe('standalone UI on the embedded demo', () => {
       assert.equal(r.status, 400, q);
       assert.match(r.body, /Filter rejected/);
     }
+  });
+
+  it('answers request targets the URL parser refuses with 400 and keeps serving', async () => {
+    const { hostname, port } = new URL(base);
+    const raw = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        let got = '';
+        socket.on('data', (c: Buffer) => (got += c.toString()));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+      });
+    for (const target of ['//', '//x:99999', '//[']) assert.match(await raw(target), /^HTTP\/1\.1 400 /, target);
+    assert.equal((await get('/')).status, 200);
   });
 
   it('serves health and readiness, and only the four routes with GET', async () => {

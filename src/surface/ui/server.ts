@@ -5,7 +5,7 @@
  * allows only the one stylesheet (by hash) and no script or framing, `nosniff` and
  * `no-referrer`. Request logs name the route only.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log.ts';
 import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
@@ -55,37 +55,15 @@ export function createStandaloneServer(o: StandaloneServerOptions): Server {
     (req, res) => {
       const started = process.hrtime.bigint();
       res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
-      const url = new URL(req.url ?? '/', 'http://standalone');
-      const route = ROUTES.has(url.pathname) ? url.pathname : 'unknown';
-      const ctx = (): PageContext => ({
-        scopes: o.scopes(),
-        identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
-        retentionPolicy: o.retentionPolicy,
-        minimumRedundancy: o.minimumRedundancy,
-        demo: o.demo,
-      });
+      let route = 'unknown';
       let status: number;
-      if (route === 'unknown') {
-        status = 404;
-        send(res, status, 'text/html; charset=utf-8', layout('Not found', ctx(), html`<section><h2>Not found</h2><p>This server has <a href="/">the inventory</a> and <a href="/wals">the WAL browser</a>.</p></section>`));
-      } else if (req.method !== 'GET') {
-        status = 405;
-        send(res, status, 'text/plain; charset=utf-8', 'Only GET is allowed.\n', { Allow: 'GET' });
-      } else if (route === '/healthz') {
-        status = 200;
-        send(res, status, 'application/json', serialize('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }));
-      } else if (route === '/readyz') {
-        const ready = o.ready();
-        status = ready ? 200 : 503;
-        send(res, status, 'application/json', serialize('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }));
-      } else if (route === '/') {
-        status = url.search === '' ? 200 : 400;
-        send(res, status, 'text/html; charset=utf-8', status === 200 ? inventoryPage(ctx()) : rejectedFilterPage(ctx(), ['the inventory takes no query']));
-      } else {
-        const c = ctx();
-        const filter = parseWalFilter(url.searchParams, c.scopes.map((v) => v.server));
-        status = filter.ok ? 200 : 400;
-        send(res, status, 'text/html; charset=utf-8', filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
+      try {
+        ({ route, status } = respond(req, res, o));
+      } catch {
+        // A page that cannot be rendered is this request's failure, never the server's.
+        status = 500;
+        if (res.headersSent) res.destroy();
+        else send(res, status, 'text/plain; charset=utf-8', 'The page could not be rendered.\n');
       }
       req.resume();
       o.logger.info({ route, status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
@@ -96,4 +74,47 @@ export function createStandaloneServer(o: StandaloneServerOptions): Server {
     else socket.destroy();
   });
   return server;
+}
+
+/** Answers one request; returns the route name to log and the status sent. */
+function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerOptions): { route: string; status: number } {
+  // A request target the URL parser refuses (`//`, `//x:99999`) is the client's error.
+  const target = req.url ?? '/';
+  if (!URL.canParse(target, 'http://standalone')) {
+    send(res, 400, 'text/plain; charset=utf-8', 'Bad request target.\n');
+    return { route: 'unknown', status: 400 };
+  }
+  const url = new URL(target, 'http://standalone');
+  const route = ROUTES.has(url.pathname) ? url.pathname : 'unknown';
+  const ctx = (): PageContext => ({
+    scopes: o.scopes(),
+    identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
+    retentionPolicy: o.retentionPolicy,
+    minimumRedundancy: o.minimumRedundancy,
+    demo: o.demo,
+  });
+  let status: number;
+  if (route === 'unknown') {
+    status = 404;
+    send(res, status, 'text/html; charset=utf-8', layout('Not found', ctx(), html`<section><h2>Not found</h2><p>This server has <a href="/">the inventory</a> and <a href="/wals">the WAL browser</a>.</p></section>`));
+  } else if (req.method !== 'GET') {
+    status = 405;
+    send(res, status, 'text/plain; charset=utf-8', 'Only GET is allowed.\n', { Allow: 'GET' });
+  } else if (route === '/healthz') {
+    status = 200;
+    send(res, status, 'application/json', serialize('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }));
+  } else if (route === '/readyz') {
+    const ready = o.ready();
+    status = ready ? 200 : 503;
+    send(res, status, 'application/json', serialize('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }));
+  } else if (route === '/') {
+    status = url.search === '' ? 200 : 400;
+    send(res, status, 'text/html; charset=utf-8', status === 200 ? inventoryPage(ctx()) : rejectedFilterPage(ctx(), ['the inventory takes no query']));
+  } else {
+    const c = ctx();
+    const filter = parseWalFilter(url.searchParams, c.scopes.map((v) => v.server));
+    status = filter.ok ? 200 : 400;
+    send(res, status, 'text/html; charset=utf-8', filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
+  }
+  return { route, status };
 }
