@@ -89,7 +89,7 @@ function coverageState(e: ScopeEvidence): StateReason {
   const usable = new Set(e.backups.filter((b) => b.usable).map((b) => b.item.backup_id));
   if (usable.size === 0) return sr('unhealthy', 'no-usable-backup');
   const walTimelines = e.ranges.map((r) => r.timeline);
-  const newest = walTimelines.length === 0 ? null : Math.max(...walTimelines);
+  const newest = walTimelines.length === 0 ? null : walTimelines.reduce((a, b) => Math.max(a, b));
   const paths = e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest);
   if (paths.length === 0) return sr('unhealthy', 'latest-timeline-not-covered');
   const rank = { frontier: 0, 'candidate-limited': 1, 'unknown-limited': 2, 'gap-limited': 3 } as const;

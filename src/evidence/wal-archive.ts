@@ -201,10 +201,12 @@ export class WalArchive {
         if (first.latestReceipt !== null) last.latestReceipt = Math.max(last.latestReceipt ?? first.latestReceipt, first.latestReceipt);
         last.compressed ||= first.compressed;
         last.duplicated ||= first.duplicated;
-        ours.ranges.push(...rest);
+        // A loop, not push(...rest): a spread of 100 k+ arguments overflows the stack.
+        for (const r of rest) ours.ranges.push(r);
         this.#rangeCount += rest.length;
       } else {
-        ours.ranges.push(first, ...rest);
+        ours.ranges.push(first);
+        for (const r of rest) ours.ranges.push(r);
         this.#rangeCount += 1 + rest.length;
       }
     }

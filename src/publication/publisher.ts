@@ -181,7 +181,7 @@ export class Publisher {
       // Windows of 200 overlapping by one item, so the sort order is checked across their seams.
       for (let i = 0; i === 0 || i < items.length - 1; i += 199) {
         const slice = { ...page, items: items.slice(i, i + 200) };
-        violations.push(...wireViolations(kind, slice).map((v) => ({ ...v, path: `/${kind}${v.path}` })));
+        for (const v of wireViolations(kind, slice)) violations.push({ ...v, path: `/${kind}${v.path}` });
       }
     };
     check('ArchiveBackupPage', backups);

@@ -79,8 +79,9 @@ function picture(v: ScopeView): Raw {
   const runs: (WalRangeItem | WalGapItem)[] = [...p.walRanges, ...p.walGaps];
   if (runs.length === 0) return html`<p class="muted">No WAL observed.</p>`;
   const timelines = [...new Set(runs.map((r) => r.timeline))].sort((a, b) => a - b);
-  const min = Math.min(...runs.map((r) => r.start_position));
-  const max = Math.max(...runs.map((r) => r.end_position)) + 1;
+  // Folds, not Math.min(...runs): a spread of 100 k+ arguments overflows the stack.
+  const min = runs.reduce((m, r) => Math.min(m, r.start_position), Number.POSITIVE_INFINITY);
+  const max = runs.reduce((m, r) => Math.max(m, r.end_position), Number.NEGATIVE_INFINITY) + 1;
   const W = 900;
   const left = 60;
   const lane = 34;
