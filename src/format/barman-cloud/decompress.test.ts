@@ -77,6 +77,19 @@ describe('decompression of small archive objects', () => {
     });
   }
 
+  it('lz4: a block claiming more bytes than the frame holds is refused before lz4js reads past the input', async () => {
+    // 11 bytes: one block claiming 0x7FFFFFFF bytes (uncompressed, then compressed form). lz4js
+    // alone looped over the missing input for 5 and 33 s, then said too large.
+    for (const size of [[0xff, 0xff, 0xff, 0xff], [0xff, 0xff, 0xff, 0x7f]]) {
+      const frame = Uint8Array.from([0x04, 0x22, 0x4d, 0x18, 0x40, 0x40, 0xc0, ...size]);
+      assert.deepEqual(await decompress(frame, 'lz4', 256 * 1024), { ok: false, reason: 'decompression-failed' });
+    }
+    // Every truncation of a real frame is refused too, and the whole frame still decodes.
+    const real = lz4Frame(HISTORY);
+    for (let n = 0; n < real.length; n++) assert.deepEqual(await decompress(real.subarray(0, n), 'lz4', 1024), { ok: false, reason: 'decompression-failed' }, `first ${n} bytes`);
+    assert.ok((await decompress(real, 'lz4', 1024)).ok);
+  });
+
   it('snappy: a corrupted checksum is refused', async () => {
     const framed = Buffer.from(snappyFramed(HISTORY));
     framed[14] = (framed[14] ?? 0) ^ 0xff;

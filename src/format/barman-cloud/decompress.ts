@@ -93,6 +93,36 @@ async function xz(input: Uint8Array, max: number): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
+const LZ4_MAGIC = 0x184d2204;
+/** Block maximum sizes by the frame descriptor's BD field (LZ4 frame format 1.6.x). */
+const LZ4_BLOCK_MAX: Readonly<Record<number, number>> = { 4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20 };
+
+/**
+ * lz4js trusts a frame's block sizes: a block claiming more bytes than the input holds makes it
+ * loop over the missing input (an 11-byte file ran 33 s). So the frame is walked first: magic,
+ * version, descriptor, then every block inside both the input and the descriptor's maximum block
+ * size, up to the end mark. Only a frame that passes reaches lz4js.
+ */
+function lz4FrameWellFormed(b: Uint8Array): boolean {
+  const u32 = (i: number) => ((b[i] ?? 0) | ((b[i + 1] ?? 0) << 8) | ((b[i + 2] ?? 0) << 16) | ((b[i + 3] ?? 0) << 24)) >>> 0;
+  if (b.length < 7 || u32(0) !== LZ4_MAGIC) return false;
+  const flg = b[4] ?? 0;
+  const maxBlock = LZ4_BLOCK_MAX[((b[5] ?? 0) >> 4) & 7];
+  if (flg >> 6 !== 1 || maxBlock === undefined) return false;
+  const checksum = (flg & 0x10) !== 0 ? 4 : 0;
+  let i = 7 + ((flg & 0x08) !== 0 ? 8 : 0) + ((flg & 0x01) !== 0 ? 4 : 0);
+  for (;;) {
+    if (i + 4 > b.length) return false;
+    const size = u32(i) & 0x7fffffff;
+    const endMark = u32(i) === 0;
+    i += 4;
+    if (endMark) break;
+    if (size > maxBlock || i + size + checksum > b.length) return false;
+    i += size + checksum;
+  }
+  return i + ((flg & 0x04) !== 0 ? 4 : 0) <= b.length;
+}
+
 async function run(input: Uint8Array, compression: WalCompression, max: number): Promise<Uint8Array> {
   switch (compression) {
     case 'gzip':
@@ -106,6 +136,7 @@ async function run(input: Uint8Array, compression: WalCompression, max: number):
     case 'snappy':
       return snappyFramed(input, max);
     case 'lz4': {
+      if (!lz4FrameWellFormed(input)) throw new Error('malformed lz4 frame');
       const out = lz4Frame(input, max + 1);
       if (out.length > max) throw new TooLarge();
       return out;
