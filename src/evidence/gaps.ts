@@ -51,8 +51,33 @@ function previousPosition(position: number, g: WalGeometry): number {
   return positionExists(p, g) ? p : p - 1;
 }
 
+/**
+ * The remembered gaps of one timeline overlapping [start, end]. Gaps of one generation are
+ * disjoint, so sorted by start they are sorted by end too: a binary search finds the first that
+ * ends at or after `start` (a linear filter per gap made rescans quadratic in the gap count).
+ */
+function overlapping(sorted: readonly GapMemory[], start: number, end: number): GapMemory[] {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as GapMemory).end < start) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: GapMemory[] = [];
+  for (let i = lo; i < sorted.length && (sorted[i] as GapMemory).start <= end; i++) out.push(sorted[i] as GapMemory);
+  return out;
+}
+
 export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap[] {
   const gaps: Gap[] = [];
+  const remembered = new Map<number, GapMemory[]>();
+  for (const m of ctx.previous) {
+    const list = remembered.get(m.timeline);
+    if (list === undefined) remembered.set(m.timeline, [m]);
+    else list.push(m);
+  }
+  for (const list of remembered.values()) list.sort((a, b) => a.start - b.start);
   for (const tl of timelines) {
     for (let i = 1; i < tl.ranges.length; i++) {
       const before = tl.ranges[i - 1];
@@ -62,8 +87,8 @@ export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap
       const end = previousPosition(after.start, ctx.geometry);
       if (end < start) continue;
       const count = positionsBetween(start, end, ctx.geometry);
-      const earlier = ctx.previous.filter((m) => m.timeline === tl.timeline && m.start <= end && m.end >= start);
-      const first = Math.min(ctx.generation, ...earlier.map((m) => m.firstObservedGeneration));
+      const earlier = overlapping(remembered.get(tl.timeline) ?? [], start, end);
+      const first = earlier.reduce((f, m) => Math.min(f, m.firstObservedGeneration), ctx.generation);
       // The segment after the gap: the first of the following range.
       const followingReceipt = after.startReceipt;
       const movedOn = (ms: number) => ctx.newestReceipt !== null && followingReceipt !== null && ctx.newestReceipt - followingReceipt >= ms;
