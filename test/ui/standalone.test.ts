@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
-import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
+import { runViewer, startStandalone, type RunningViewer } from '../support/run-viewer.ts';
 
 describe('standalone UI on the embedded demo', () => {
   let viewer: RunningViewer;
@@ -146,6 +146,21 @@ describe('standalone UI before any scan has completed', () => {
       const body = await (await fetch(new URL(`/wals?class=${c}`, viewer.base))).text();
       assert.match(body, new RegExp(`Objects of class ${c}: <span class="muted">unknown</span>`), c);
       assert.doesNotMatch(body, /counted exactly/, c);
+    }
+  });
+});
+
+describe('standalone start-up', () => {
+  it('an address that cannot be bound is a refused start (78) with one line, not a crash', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const r = await runViewer([], { LISTEN_ADDR: `127.0.0.1:${port}` });
+      assert.equal(r.status, 78);
+      assert.equal(r.stderr, 'viewer: LISTEN_ADDR cannot be bound (EADDRINUSE)\n');
+    } finally {
+      taken.close();
     }
   });
 });

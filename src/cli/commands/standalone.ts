@@ -97,10 +97,22 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     demo,
     logger: log,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listen.port, config.listen.host ?? undefined, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.listen.port, config.listen.host ?? undefined, () => resolve());
+    });
+  } catch (error) {
+    // A host that does not resolve, an address not on this machine, a port in use or forbidden:
+    // a refused start, named by the variable and the system's code, never a stack trace.
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
+    if (discovery !== null) clearTimeout(discovery);
+    reachability.stop();
+    await Promise.all(refreshers.map((r) => r.stop()));
+    driver.close();
+    return 78;
+  }
   const address = server.address() as AddressInfo;
   const shown = config.listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shown}:${address.port}/`;

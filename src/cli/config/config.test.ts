@@ -127,6 +127,12 @@ const STANDALONE_CASES: Case[] = [
   ['LISTEN_ADDR without a port', STANDALONE, { LISTEN_ADDR: '3000' }, 'LISTEN_ADDR'],
   ['LISTEN_ADDR port out of range', STANDALONE, { LISTEN_ADDR: ':70000' }, 'LISTEN_ADDR'],
   ['LISTEN_ADDR empty', STANDALONE, { LISTEN_ADDR: '' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR brackets without an IPv6 address', STANDALONE, { LISTEN_ADDR: '[:::::]:3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR IPv4 in brackets', STANDALONE, { LISTEN_ADDR: '[127.0.0.1]:3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR empty DNS label', STANDALONE, { LISTEN_ADDR: 'a..b:3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR label starting with a hyphen', STANDALONE, { LISTEN_ADDR: '-:3000' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR a lone dot', STANDALONE, { LISTEN_ADDR: '.:0' }, 'LISTEN_ADDR'],
+  ['LISTEN_ADDR digits that are no IPv4 address', STANDALONE, { LISTEN_ADDR: '1.2.3:3000' }, 'LISTEN_ADDR'],
   ['ALLOW_DOWNLOAD not a boolean', STANDALONE, { ALLOW_DOWNLOAD: 'yes' }, 'ALLOW_DOWNLOAD'],
   ['sidecar token file in standalone', STANDALONE, { EVIDENCE_TOKEN_FILE: '/var/run/secrets/viewer/token' }, 'EVIDENCE_TOKEN_FILE'],
   ['identity header naming Authorization', STANDALONE, { TRUSTED_USER_HEADER: 'Authorization' }, 'TRUSTED_USER_HEADER'],
@@ -187,6 +193,13 @@ describe('valid configurations', () => {
     const c = accepted({ ...SIDECAR_STATIC, ALLOW_DOWNLOAD: 'false', STORE_SESSION_TOKEN_FILE: '/var/run/secrets/store/session', STORE_ENDPOINT_URL: 'http://127.0.0.1:9000/' });
     assert.equal(c.endpointUrl, 'http://127.0.0.1:9000');
     assert.equal(c.credentials.mode === 'static-files' && c.credentials.sessionTokenFile, '/var/run/secrets/store/session');
+  });
+
+  it('LISTEN_ADDR takes IPv4 and bracketed IPv6 addresses and DNS host names', () => {
+    for (const [text, host, port] of [['127.0.0.1:0', '127.0.0.1', 0], ['0.0.0.0:3000', '0.0.0.0', 3000], ['[::1]:8080', '::1', 8080], ['[::]:3000', '::', 3000], ['localhost:3000', 'localhost', 3000], ['viewer-1.internal:443', 'viewer-1.internal', 443]] as const) {
+      const c = accepted({ LISTEN_ADDR: text });
+      assert.deepEqual(c.mode === 'standalone' ? c.listen : null, { host, port }, text);
+    }
   });
 
   it('standalone with nothing set runs the embedded demo on :3000', () => {

@@ -8,6 +8,7 @@
  * Nothing below the command line reads the environment: the parts of this object travel down as
  * plain values (store options, scan budgets, server options).
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import {
   CLUSTER_NAME_PATTERN,
   FORMAT_ARCHIVE_CLOUD,
@@ -276,8 +277,16 @@ function parseListen(r: EnvReader): { host: string | null; port: number } | unde
     return undefined;
   }
   const host = m[1] ?? m[2] ?? '';
+  // Brackets hold an IPv6 address; a bare host is an IPv4 address or a DNS name (RFC 1123 labels).
+  const valid = m[1] !== undefined ? isIPv6(host) : host === '' || isIPv4(host) || (HOSTNAME.test(host) && !/^[0-9.]+$/.test(host));
+  if (!valid) {
+    r.violate('LISTEN_ADDR', 'must name an IPv4 address, a bracketed IPv6 address or a DNS host name');
+    return undefined;
+  }
   return { host: host === '' ? null : host, port };
 }
+
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 function parseTrustedUserHeader(r: EnvReader): string | null {
   const name = r.pattern('TRUSTED_USER_HEADER', /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP header name of at most 64 bytes');
