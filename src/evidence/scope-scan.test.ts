@@ -240,6 +240,24 @@ describe('WAL evidence', () => {
     );
   });
 
+  it('a receipt time that is no date or outside 1970–9999 becomes unknown; the publication stays valid', async () => {
+    const store = new MemoryStore();
+    new SyntheticRepository(store, ROOT).segments(1, 1, 8, at(0));
+    const odd = [new Date(Number.NaN), new Date(Date.UTC(1960, 0, 1)), new Date(Date.UTC(12000, 0, 1))];
+    const driver: StoreDriver = {
+      listPage: async (r) => {
+        const page = await store.listPage(r);
+        return { ...page, objects: page.objects.map((o, i) => (i < odd.length ? { ...o, lastModified: odd[i] ?? null } : o)) };
+      },
+      read: (r) => store.read(r),
+      close: () => undefined,
+    };
+    const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+    const e = await scanScope({ server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
+    assert.equal(e.objectCount, 8);
+    assert.deepEqual(pub.complete(e, { startedAt: at(20), finishedAt: at(21), pages: 1, objects: 8 }).violations, []);
+  });
+
   it('parallel key ranges give exactly the evidence of one sequential listing, seams included', async () => {
     const store = new MemoryStore();
     const repo = new SyntheticRepository(store, ROOT);

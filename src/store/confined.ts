@@ -26,6 +26,11 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
       if (!page.objects.every((o) => Number.isSafeInteger(o.size) && o.size >= 0)) {
         throw new StoreError('incompatible_format', 'the store listed an object without a valid size');
       }
+      // A receipt time that is no date, or outside what the wire can carry, is unknown (null):
+      // one odd object must not make the whole publication invalid.
+      if (!page.objects.every((o) => receiptTimeUsable(o.lastModified))) {
+        return { ...page, objects: page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) };
+      }
       return page;
     },
     read(request: ReadRequest): Promise<ReadResult> {
@@ -34,6 +39,15 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
     },
     close: () => driver.close(),
   };
+}
+
+const LAST_WIRE_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Null, or a date from 1970 to 9999 (RFC 3339 timestamps on the wire, D-04). */
+function receiptTimeUsable(d: Date | null): boolean {
+  if (d === null) return true;
+  const t = d.getTime();
+  return Number.isFinite(t) && t >= 0 && t <= LAST_WIRE_INSTANT;
 }
 
 /** The root every request of one scope stays under: `<prefix>/<server>/`, or `<server>/` for an empty prefix. */
