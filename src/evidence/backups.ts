@@ -76,9 +76,26 @@ const walTimeline = (wal: string) => Number.parseInt(wal.slice(0, 8), 16);
 /** Fields whose absence or corruption makes a DONE backup unjudgeable. */
 const REQUIRED = new Set(['timeline', 'begin_wal', 'end_wal', 'begin_xlog', 'end_xlog', 'begin_time', 'end_time', 'xlog_segment_size', 'version', 'systemid', 'tablespaces']);
 
+/** Whether WAL file `wal` (timeline, log, segment) holds `lsn` for segments of `size` bytes. */
+function walHolds(wal: string, lsn: bigint, size: number): boolean {
+  const log = Number(lsn >> 32n);
+  const segment = Number((lsn & 0xffff_ffffn) / BigInt(size));
+  return Number.parseInt(wal.slice(8, 16), 16) === log && Number.parseInt(wal.slice(16, 24), 16) === segment;
+}
+
+/**
+ * `begin_xlog`/`end_xlog` lie in the files `begin_wal`/`end_wal` name. At an exact segment
+ * boundary PostgreSQL names the previous file (pg_walfile_name), so that one is accepted too.
+ */
+function lsnInWal(wal: string | null, lsn: bigint | null, size: number | null): boolean {
+  if (wal === null || lsn === null || size === null || size <= 0) return true;
+  return walHolds(wal, lsn, size) || (lsn > 0n && lsn % BigInt(size) === 0n && walHolds(wal, lsn - 1n, size));
+}
+
 /** Values that contradict each other are dropped together: the wire never shows a contradiction. */
 function consistent(info: BackupInfo): boolean {
   if (info.timeline !== null && [info.beginWal, info.endWal].some((w) => w !== null && walTimeline(w) !== info.timeline)) return false;
+  if (!lsnInWal(info.beginWal, info.beginLsn, info.segmentSize) || !lsnInWal(info.endWal, info.endLsn, info.segmentSize)) return false;
   if (info.beginWal !== null && info.endWal !== null && info.beginWal > info.endWal) return false;
   if (info.beginLsn !== null && info.endLsn !== null && info.beginLsn > info.endLsn) return false;
   if (info.beginAt !== null && info.endAt !== null && Date.parse(info.beginAt) > Date.parse(info.endAt)) return false;

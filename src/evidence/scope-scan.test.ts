@@ -132,6 +132,21 @@ describe('backup states', () => {
     ['required WAL not archived yet', (r) => r.backup({ id: 'b1', timeline: 1, beginPosition: 9, endPosition: 12, beginTime: at(1), endTime: at(2) }), 'unknown', 'required-wal-not-yet-archived'],
     ['required WAL before the archive starts', (r) => r.backup({ id: 'b1', timeline: 0x1, beginPosition: 0, endPosition: 1, beginTime: at(1), endTime: at(2) }), 'unhealthy', 'required-wal-missing'],
     ['required WAL in a candidate gap', (r, s) => { r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 5, beginTime: at(1), endTime: at(2) }); s.delete(`${ROOT}wals/0000000100000000/000000010000000000000004`); }, 'unknown', 'required-wal-candidate-gap'],
+    ['begin_xlog outside the file begin_wal names', (r, s) => {
+      const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) };
+      r.backup(b);
+      s.put(`${ROOT}base/b1/backup.info`, r.backupInfo(b).replace(/^begin_xlog=.*$/m, 'begin_xlog=AAAAAAAA/0'));
+    }, 'unknown', 'backup-info-inconsistent'],
+    ['end_xlog outside the file end_wal names', (r, s) => {
+      const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) };
+      r.backup(b);
+      s.put(`${ROOT}base/b1/backup.info`, r.backupInfo(b).replace(/^end_xlog=.*$/m, 'end_xlog=FFFFFFFF/FFFFFFFF'));
+    }, 'unknown', 'backup-info-inconsistent'],
+    ['end_xlog at the boundary after the file end_wal names', (r, s) => {
+      const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) };
+      r.backup(b);
+      s.put(`${ROOT}base/b1/backup.info`, r.backupInfo(b).replace(/^end_xlog=.*$/m, 'end_xlog=0/5000000'));
+    }, 'healthy', 'structurally-usable'],
     ['an unrecognised object in the directory', (r, s) => { r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }); s.put(`${ROOT}base/b1/notes.txt`, 'x'); }, 'warning', 'unrecognized-objects'],
     ['a healthy backup', (r) => r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }), 'healthy', 'structurally-usable'],
   ];
