@@ -12,14 +12,15 @@ import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { confine } from '../store/confined.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { BudgetMeter } from './listing.ts';
-import { scanScope, type ScopeEvidence } from './scope-scan.ts';
+import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits } from './scope-scan.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
-async function scan(store: MemoryStore, options: { generation?: number; maxPages?: number } = {}): Promise<ScopeEvidence> {
+async function scan(store: MemoryStore, options: { generation?: number; maxPages?: number; limits?: ScopeLimits } = {}): Promise<ScopeEvidence> {
   return scanScope({
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
     server: 'pg-main',
     root: ROOT,
     driver: confine(store, ROOT),
@@ -165,6 +166,19 @@ describe('backup states', () => {
     assert.deepEqual(await paths((r, s) => { r.backup(b); s.put(`${ROOT}base/b1/notes.txt`, 'x'); }), [['frontier', 'warning', 'backup-warning']]);
     assert.deepEqual(await paths((r, s) => { r.backup(b); s.delete(`${ROOT}base/b1/data.tar`); }), [['frontier', 'unhealthy', 'backup-not-usable']]);
     assert.deepEqual(await paths((r, s) => { r.backup(b); s.put(`${ROOT}base/b1/backup.info`, `${r.backupInfo(b)}parent_backup_id=b0\n`); }), [['frontier', 'unknown', 'backup-usability-unknown']]);
+  });
+
+  it('recovery paths are bounded: past the limit the scan is truncated, never silently short', async () => {
+    const { store } = realScenario();
+    const all = await scan(store);
+    assert.equal(all.diagnosticsTruncated, false);
+    const n = all.paths.length;
+    assert.ok(n >= 3);
+    const exact = await scan(store, { limits: { ...DEFAULT_SCOPE_LIMITS, maxPaths: n } });
+    assert.deepEqual([exact.paths.length, exact.diagnosticsTruncated], [n, false]);
+    const over = await scan(store, { limits: { ...DEFAULT_SCOPE_LIMITS, maxPaths: n - 1 } });
+    assert.equal(over.diagnosticsTruncated, true);
+    assert.ok(over.paths.length < n);
   });
 
   it('a failed backup yields no recovery path', async () => {

@@ -29,9 +29,11 @@ export interface ScopeLimits {
   readonly maxRanges: number;
   readonly maxHistoryFiles: number;
   readonly maxPartials: number;
+  /** Recovery paths are backups × reachable timelines: bounded like every other kept list. */
+  readonly maxPaths: number;
 }
 
-export const DEFAULT_SCOPE_LIMITS: ScopeLimits = { maxBackups: 10_000, maxRanges: 100_000, maxHistoryFiles: 1_000, maxPartials: 10_000 };
+export const DEFAULT_SCOPE_LIMITS: ScopeLimits = { maxBackups: 10_000, maxRanges: 100_000, maxHistoryFiles: 1_000, maxPartials: 10_000, maxPaths: 100_000 };
 
 export interface ScopeScanOptions {
   readonly server: string;
@@ -314,7 +316,16 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
   const backups = dirs.map((d, i) => evaluateBackup(d, infos[i] ?? null, keeps[i] ?? null, { server: o.server, geometry: settled.geometry, index }));
-  const paths = backups.flatMap((b) => recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index }));
+  const paths: RecoveryPathItem[] = [];
+  let pathsTruncated = false;
+  for (const b of backups) {
+    const more = recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index });
+    if (paths.length + more.length > limits.maxPaths) {
+      pathsTruncated = true;
+      break;
+    }
+    for (const p of more) paths.push(p);
+  }
 
   const ranges: WalRangeItem[] = [...wal.timelines.values()].flatMap((tl) =>
     tl.ranges.map((r) => ({
@@ -360,7 +371,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     histories,
     systemIds,
     rangesTruncated: wal.rangesTruncated,
-    diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated,
+    diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
     latestWalReceipt: wal.latestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
     recentObjects: recent.items.map((o) => ({ key: relative(o.key), size: o.size, receivedAt: new Date(o.at).toISOString() })),

@@ -26,6 +26,8 @@ export type Ancestry =
 export class TimelineGraph {
   readonly #histories: ReadonlyMap<number, HistoryStatus>;
   readonly #timelines: readonly number[];
+  /** The graph never changes: each ancestry is worked out once (recovery paths ask per backup). */
+  readonly #ancestry = new Map<number, Ancestry>();
 
   /** `timelines`: every timeline seen in WAL, history files or backups. */
   constructor(histories: ReadonlyMap<number, HistoryStatus>, timelines: Iterable<number>) {
@@ -39,6 +41,15 @@ export class TimelineGraph {
 
   /** The full lineage from the root to `timeline`, or why it is unknown. */
   ancestry(timeline: number): Ancestry {
+    let a = this.#ancestry.get(timeline);
+    if (a === undefined) {
+      a = this.#lineage(timeline);
+      this.#ancestry.set(timeline, a);
+    }
+    return a;
+  }
+
+  #lineage(timeline: number): Ancestry {
     if (timeline === 1) return { known: true, steps: [{ timeline: 1, leaveAt: null }] };
     const h = this.#histories.get(timeline);
     if (h === undefined) return { known: false, reason: 'history-missing' };
