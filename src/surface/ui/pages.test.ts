@@ -1,12 +1,19 @@
 /**
  * The catalog's shelves: every backup reason lands on the shelf the spec names (completed,
- * in-progress, failed, malformed, unsupported and structurally incomplete kept separate).
+ * in-progress, failed, malformed, unsupported and structurally incomplete kept separate); and the
+ * inventory page stays bounded on a huge scope.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BackupItem } from '../../contract/collections.ts';
 import { backupPage } from '../../contract/examples.ts';
-import { backupKind } from './pages.ts';
+import { BudgetMeter } from '../../evidence/listing.ts';
+import { scanScope } from '../../evidence/scope-scan.ts';
+import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
+import { Publisher } from '../../publication/publisher.ts';
+import { MemoryStore } from '../../store/memory/memory-driver.ts';
+import { backupKind, inventoryPage, PAGE_BOUNDS } from './pages.ts';
+import { scopeView } from './scope-view.ts';
 
 const base = backupPage.items[0] as BackupItem;
 const item = (state: BackupItem['state'], code: string): BackupItem => ({ ...base, state, reason: { code, message: 'm' } });
@@ -29,4 +36,25 @@ describe('backup shelves', () => {
   for (const [state, code, shelf] of cases) {
     it(`${code} (${state}) is ${shelf}`, () => assert.equal(backupKind(item(state, code)), shelf));
   }
+});
+
+describe('inventory page bounds', () => {
+  it('draws and lists a bounded part of a huge scope and says what it left out', async () => {
+    const store = new MemoryStore();
+    const repo = new SyntheticRepository(store, 'pg/srv/');
+    const t = new Date('2026-01-01T00:00:00Z');
+    // 60 backups, then 3,000 segments with every other one missing: 3,000 ranges, 2,999 gaps.
+    for (let b = 0; b < 60; b++) repo.backup({ id: `20260101T0000${String(b).padStart(2, '0')}`, timeline: 1, beginPosition: 2 * b, endPosition: 2 * b, beginTime: t, endTime: new Date(t.getTime() + 1000) });
+    for (let i = 0; i < 3_000; i++) repo.segment(1, 2 * i, t);
+    const e = await scanScope({ server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, generation: 1, previousGaps: [] });
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
+    assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
+    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+    assert.equal(page.match(/class="gap-/g)?.length, PAGE_BOUNDS.gaps);
+    assert.equal(page.match(/class="range"/g)?.length, 1, 'one bar for a lane with more ranges than the picture can show');
+    assert.match(page, /Not drawn: 1999 later gaps/);
+    assert.match(page, /The 50 newest of 60 paths\./);
+    assert.equal(page.match(/<tr><td><code>20260101T0000/g)?.length, 50 + 60, '50 paths and the 60-row backup catalog');
+  });
 });

@@ -74,51 +74,82 @@ export function backupKind(b: BackupItem): 'completed' | 'in progress or abandon
   return b.state === 'healthy' || b.state === 'warning' ? 'completed' : 'structurally incomplete';
 }
 
+/**
+ * What one page draws and lists is bounded whatever the repository holds (100 k ranges, 100 k
+ * paths): the newest timelines, the first gaps by position, the newest backups' paths; the rest
+ * is counted in a note. The sidecar API and `viewer scan` carry every item.
+ */
+export const PAGE_BOUNDS = { lanes: 16, gaps: 1_000, rangesPerLane: 1_000, pathsPerTarget: 50, targets: 16 } as const;
+
 function picture(v: ScopeView): Raw {
   const p = v.publication;
-  const runs: (WalRangeItem | WalGapItem)[] = [...p.walRanges, ...p.walGaps];
-  if (runs.length === 0) return html`<p class="muted">No WAL observed.</p>`;
-  const timelines = [...new Set(runs.map((r) => r.timeline))].sort((a, b) => a - b);
+  const all = [...new Set([...p.walRanges, ...p.walGaps].map((r) => r.timeline))].sort((a, b) => a - b);
+  if (all.length === 0) return html`<p class="muted">No WAL observed.</p>`;
+  const timelines = all.slice(-PAGE_BOUNDS.lanes);
+  const lanes = new Map(timelines.map((t, i) => [t, i]));
+  const ranges = p.walRanges.filter((r) => lanes.has(r.timeline));
+  const laneGaps = p.walGaps.filter((g) => lanes.has(g.timeline));
+  const gaps = laneGaps.slice(0, PAGE_BOUNDS.gaps);
   // Folds, not Math.min(...runs): a spread of 100 k+ arguments overflows the stack.
+  const runs: readonly (WalRangeItem | WalGapItem)[] = [...ranges, ...laneGaps];
   const min = runs.reduce((m, r) => Math.min(m, r.start_position), Number.POSITIVE_INFINITY);
   const max = runs.reduce((m, r) => Math.max(m, r.end_position), Number.NEGATIVE_INFINITY) + 1;
   const W = 900;
   const left = 60;
   const lane = 34;
   const x = (pos: number) => left + ((pos - min) / Math.max(1, max - min)) * (W - left - 10);
-  const y = (t: number) => 10 + timelines.indexOf(t) * lane;
+  const y = (t: number) => 10 + (lanes.get(t) ?? 0) * lane;
   const H = 20 + timelines.length * lane + 16;
-  const newest = p.walRanges.filter((r) => r.timeline === timelines.at(-1)).at(-1);
+  const newest = ranges.filter((r) => r.timeline === timelines.at(-1)).at(-1);
+  // A lane with more ranges than the picture can tell apart is one bar from its first to its last
+  // segment; the gaps drawn over it show the holes.
+  const bars = timelines.flatMap((t) => {
+    const own = ranges.filter((r) => r.timeline === t);
+    if (own.length <= PAGE_BOUNDS.rangesPerLane) return own;
+    const first = own[0] as WalRangeItem;
+    const last = own.at(-1) as WalRangeItem;
+    return [{ ...first, end_position: last.end_position, last_wal: last.last_wal, segment_count: own.reduce((n, r) => n + r.segment_count, 0) }];
+  });
+  const begins = new Map<string, number>();
+  for (const r of p.recoveryPaths) if (r.start_position !== null && !begins.has(r.backup_id)) begins.set(r.backup_id, r.start_position);
+  const hidden = [all.length - timelines.length > 0 ? `${all.length - timelines.length} older timelines` : '', laneGaps.length > gaps.length ? `${laneGaps.length - gaps.length} later gaps` : ''].filter((t) => t !== '');
   return html`<svg role="img" aria-labelledby="pic-${v.server}" viewBox="0 0 ${W} ${H}" width="100%">
 <title id="pic-${v.server}">Timelines of ${v.server} as lanes over WAL position: ranges, gaps, backups and the frontier</title>
 <defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#8b0000"/></pattern></defs>
 ${timelines.map((t) => html`<rect class="lane" x="${left}" y="${y(t)}" width="${W - left - 10}" height="22"/><text x="4" y="${y(t) + 15}">timeline ${t}</text>`)}
-${p.walRanges.map((r) => html`<rect class="range" x="${x(r.start_position)}" y="${y(r.timeline) + 4}" width="${Math.max(1.5, x(r.end_position + 1) - x(r.start_position))}" height="14"><title>segments ${r.first_wal} to ${r.last_wal} (${r.segment_count})</title></rect>`)}
-${p.walGaps.map((g) => html`<rect class="gap-${g.status}" x="${x(g.start_position)}" y="${y(g.timeline) + 1}" width="${Math.max(3, x(g.end_position + 1) - x(g.start_position))}" height="20"><title>${g.status} gap: ${g.first_wal} to ${g.last_wal} (${g.segment_count} missing)</title></rect><text x="${x(g.start_position)}" y="${y(g.timeline) + 32}">${g.status === 'confirmed' ? 'gap' : 'gap?'}</text>`)}
-${v.forks.filter((f) => timelines.includes(f.timeline) && timelines.includes(f.parent)).map((f) => html`<line class="fork" x1="${x(f.position)}" y1="${y(f.parent) + 11}" x2="${x(f.position)}" y2="${y(f.timeline) + 11}"><title>timeline ${f.timeline} forks from ${f.parent}</title></line>`)}
+${bars.map((r) => html`<rect class="range" x="${x(r.start_position)}" y="${y(r.timeline) + 4}" width="${Math.max(1.5, x(r.end_position + 1) - x(r.start_position))}" height="14"><title>segments ${r.first_wal} to ${r.last_wal} (${r.segment_count})</title></rect>`)}
+${gaps.map((g) => html`<rect class="gap-${g.status}" x="${x(g.start_position)}" y="${y(g.timeline) + 1}" width="${Math.max(3, x(g.end_position + 1) - x(g.start_position))}" height="20"><title>${g.status} gap: ${g.first_wal} to ${g.last_wal} (${g.segment_count} missing)</title></rect><text x="${x(g.start_position)}" y="${y(g.timeline) + 32}">${g.status === 'confirmed' ? 'gap' : 'gap?'}</text>`)}
+${v.forks.filter((f) => lanes.has(f.timeline) && lanes.has(f.parent)).map((f) => html`<line class="fork" x1="${x(f.position)}" y1="${y(f.parent) + 11}" x2="${x(f.position)}" y2="${y(f.timeline) + 11}"><title>timeline ${f.timeline} forks from ${f.parent}</title></line>`)}
 ${p.backups.flatMap((b) => {
-    const pos = positionOf(b, p);
-    if (pos === null || b.timeline === null || !timelines.includes(b.timeline)) return [];
+    const pos = begins.get(b.backup_id);
+    if (pos === undefined || b.timeline === null || !lanes.has(b.timeline)) return [];
     return [html`<path class="backup" d="M${x(pos)} ${y(b.timeline) + 1} l5 -8 h-10 z"><title>backup ${b.backup_id} (${b.state})</title></path>`];
   })}
 ${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_position + 1)}" y1="${y(newest.timeline) - 2}" x2="${x(newest.end_position + 1)}" y2="${y(newest.timeline) + 24}"><title>frontier: ${newest.last_wal}</title></line><text x="${Math.min(W - 60, x(newest.end_position + 1) + 3)}" y="${y(newest.timeline) + 33}">frontier</text>`}
 </svg>
-<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.</p>`;
-}
-
-/** A backup's begin position, from the recovery path that starts there (positions are not in the item). */
-function positionOf(b: BackupItem, p: Publication): number | null {
-  const path = p.recoveryPaths.find((r) => r.backup_id === b.backup_id && r.start_position !== null);
-  return path?.start_position ?? null;
+<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
 }
 
 function coverage(paths: readonly RecoveryPathItem[]): Raw {
   if (paths.length === 0) return html`<p class="muted">No completed backup, so no recovery path.</p>`;
-  const targets = [...new Set(paths.map((r) => r.target_timeline))].sort((a, b) => a - b);
-  return html`${targets.map((t) => html`<h3>Observed recovery coverage to timeline ${t}</h3>
+  const byTarget = new Map<number, RecoveryPathItem[]>();
+  for (const r of paths) {
+    const list = byTarget.get(r.target_timeline);
+    if (list === undefined) byTarget.set(r.target_timeline, [r]);
+    else list.push(r);
+  }
+  const targets = [...byTarget.keys()].sort((a, b) => a - b);
+  const shown = targets.slice(-PAGE_BOUNDS.targets);
+  const older = targets.length - shown.length;
+  return html`${older > 0 ? html`<p class="muted">Coverage to the ${shown.length} newest timelines; ${older} older target timelines are not listed here.</p>` : ''}${shown.map((t) => {
+    const list = byTarget.get(t) ?? [];
+    // Paths come sorted by backup id, which is the backup's start time: the newest are last.
+    const rows = list.slice(-PAGE_BOUNDS.pathsPerTarget);
+    return html`<h3>Observed recovery coverage to timeline ${t}</h3>${list.length > rows.length ? html`<p class="muted">The ${rows.length} newest of ${list.length} paths.</p>` : ''}
 <table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
-${paths.filter((r) => r.target_timeline === t).map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${state(r.state)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
-</tbody></table>`)}`;
+${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${state(r.state)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
+</tbody></table>`;
+  })}`;
 }
 
 function backups(items: readonly BackupItem[]): Raw {
