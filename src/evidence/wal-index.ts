@@ -12,6 +12,20 @@ export type Absence =
   /** After the last observed segment of the timeline (or the timeline has none): not archived yet. */
   | { readonly kind: 'beyond-observed' };
 
+/** The run holding `position` in disjoint runs sorted by start (binary search), if any. */
+function containing<T extends { readonly start: number; readonly end: number }>(runs: readonly T[], position: number): T | null {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = runs[mid] as T;
+    if (position < r.start) hi = mid - 1;
+    else if (position > r.end) lo = mid + 1;
+    else return r;
+  }
+  return null;
+}
+
 export class WalIndex {
   readonly #timelines: ReadonlyMap<number, TimelineWal>;
   readonly #gaps: ReadonlyMap<number, readonly Gap[]>;
@@ -29,34 +43,15 @@ export class WalIndex {
     this.#gaps = byTimeline;
   }
 
-  /** The observed range holding `position` on `timeline`, if any (binary search). */
+  /** The observed range holding `position` on `timeline`, if any. */
   rangeAt(timeline: number, position: number): WalRange | null {
-    const ranges = this.#timelines.get(timeline)?.ranges ?? [];
-    let lo = 0;
-    let hi = ranges.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = ranges[mid] as WalRange;
-      if (position < r.start) hi = mid - 1;
-      else if (position > r.end) lo = mid + 1;
-      else return r;
-    }
-    return null;
+    return containing(this.#timelines.get(timeline)?.ranges ?? [], position);
   }
 
   /** Why `position` is not observed on `timeline` (call only when `rangeAt` found nothing). */
   absence(timeline: number, position: number): Absence {
-    // Binary search over the timeline's disjoint gaps, sorted by start.
-    const gaps = this.#gaps.get(timeline) ?? [];
-    let lo = 0;
-    let hi = gaps.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const g = gaps[mid] as Gap;
-      if (position < g.start) hi = mid - 1;
-      else if (position > g.end) lo = mid + 1;
-      else return { kind: 'gap', gap: g };
-    }
+    const gap = containing(this.#gaps.get(timeline) ?? [], position);
+    if (gap !== null) return { kind: 'gap', gap };
     const first = this.#timelines.get(timeline)?.ranges[0];
     return first !== undefined && position < first.start ? { kind: 'before-observed' } : { kind: 'beyond-observed' };
   }
