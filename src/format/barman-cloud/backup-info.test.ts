@@ -192,4 +192,8 @@ describe('Python timestamps', () => {
     assert.equal(pythonTimestampToUtc('2025-12-31 23:30:00.5-01:00'), '2026-01-01T00:30:00.5Z');
     assert.equal(pythonTimestampToUtc('2025-01-01 12:00:05+05:30:15'), '2025-01-01T06:29:50Z');
   });
+
+  it('refuses offsets Python never writes (minutes or seconds of 60 and more)', () => {
+    for (const t of ['2025-01-01 12:00:05+00:99', '2025-01-01 12:00:05+00:60', '2025-01-01 12:00:05+01:00:60']) assert.equal(pythonTimestampToUtc(t), null, t);
+  });
 });

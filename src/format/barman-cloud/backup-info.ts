@@ -95,6 +95,8 @@ export function pythonTimestampToUtc(text: string): string | null {
   const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(local);
   if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCFullYear() !== Number(y) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  // Python writes offset minutes and seconds below 60; anything else is no timestamp it wrote.
+  if (Number(om) > 59 || Number(os ?? 0) > 59) return null;
   const offset = (Number(oh) * 3600 + Number(om) * 60 + Number(os ?? 0)) * (sign === '-' ? -1 : 1);
   if (Math.abs(offset) >= 24 * 3600) return null;
   const utc = new Date(local - offset * 1000);
