@@ -1,8 +1,9 @@
 /**
  * The background refresher of one scope: one scan at a time, the next started a jittered interval
- * after the previous one started (at once if it ran longer), each result published (a complete generation or a failed attempt),
- * the freshness threshold watched by its own timer (a scan in flight, however long, does not keep
- * old evidence looking fresh), and everything cancellable on shutdown.
+ * after the previous one started (at once if it ran longer), each result published (a complete
+ * generation or a failed attempt), the freshness threshold watched by its own timer (a scan in
+ * flight, however long, does not keep old evidence looking fresh), and everything cancellable on
+ * shutdown.
  */
 import { categoryOf } from '../common/errors.ts';
 import { BudgetMeter, type ScanBudget } from '../evidence/listing.ts';
