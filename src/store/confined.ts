@@ -4,7 +4,8 @@
  * it is a programming error and fails before anything is sent; a listed key outside it (a store
  * that ignored the prefix) is refused rather than trusted, and so is a listed object without a
  * size (drivers pass a missing size on as NaN): byte totals are published as exact, so a size the
- * store did not give is never guessed as 0.
+ * store did not give is never guessed as 0. A receipt time the wire cannot carry becomes unknown.
+ * Every scope listing passes through here, so these are the one place such store answers are judged.
  */
 import { StoreError } from '../common/errors.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
