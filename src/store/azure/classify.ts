@@ -35,10 +35,9 @@ const BY_CODE: Record<string, FailureCategory> = {
 };
 
 export function azureFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
-  const aborted = abortCategory(signal);
+  const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
-  if (e.name === 'AbortError') return 'canceled';
   if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return 'authentication';
   const code = typeof e.code === 'string' ? e.code : '';
   // REQUEST_SEND_ERROR is the Azure SDK's own name for a request that never reached the service.

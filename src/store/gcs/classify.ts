@@ -22,10 +22,9 @@ const BY_REASON: Record<string, FailureCategory> = {
 };
 
 export function gcsFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
-  const aborted = abortCategory(signal);
+  const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; errors?: unknown };
-  if (e.name === 'AbortError') return 'canceled';
   const reasons = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x.reason) : [];
   for (const r of reasons) if (typeof r === 'string' && BY_REASON[r] !== undefined) return BY_REASON[r];
   const net = networkCategory(e.code);

@@ -63,11 +63,10 @@ interface SdkErrorShape {
 
 /** The category of an SDK failure; `signal` tells a deliberate abort from a deadline. */
 export function s3FailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
-  const aborted = abortCategory(signal);
+  const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
   const name = typeof e.name === 'string' ? e.name : '';
-  if (name === 'AbortError') return 'canceled';
   if (name === 'TimeoutError') return 'timeout';
   const byCode = BY_CODE[name];
   if (byCode !== undefined) return byCode;
