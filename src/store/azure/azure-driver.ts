@@ -7,11 +7,11 @@
  * URL. List Blobs has no start-after, so the driver skips keys up to it itself and says so
  * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many.
  */
-import { readFile } from 'node:fs/promises';
 import { DefaultAzureCredential } from '@azure/identity';
 import { AzureLogger } from '@azure/logger';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../common/errors.ts';
+import { readCredentialFile } from '../credential-file.ts';
 import type { Destination } from '../destination.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
 import { compareKeyBytes } from '../key-order.ts';
@@ -43,16 +43,8 @@ export function azureAccountUrl(destination: Pick<Destination, 'account' | 'emul
 }
 
 async function connectionString(c: Exclude<AzureCredentials, { mode: 'default-chain' }>): Promise<string> {
-  if (c.mode === 'connection-string') return c.value;
-  let text: string;
-  try {
-    text = await readFile(c.file, 'utf8');
-  } catch (cause) {
-    throw new StoreError('invalid_configuration', 'a credential file could not be read', { cause });
-  }
-  const value = text.endsWith('\n') ? text.slice(0, -1) : text;
-  if (!/^[\x20-\x7e]+$/.test(value)) throw new StoreError('invalid_configuration', 'a credential file is empty or malformed');
-  return value;
+  // A connection string is printable ASCII; spaces may appear in its values.
+  return c.mode === 'connection-string' ? c.value : readCredentialFile(c.file, /^[\x20-\x7e]+$/);
 }
 
 async function serviceClient(c: AzureCredentials): Promise<BlobServiceClient> {

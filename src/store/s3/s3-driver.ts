@@ -4,10 +4,9 @@
  * environment or shared config files (region, endpoint, credentials, retries, checksums) is set
  * explicitly here, so an explicit credential mode can never fall back to ambient configuration.
  */
-import { readFile } from 'node:fs/promises';
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
-import { StoreError } from '../../common/errors.ts';
+import { readCredentialFile } from '../credential-file.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
 import { toStoreError } from './classify.ts';
 
@@ -30,19 +29,8 @@ export interface S3DriverOptions {
 /** The region used with explicit credentials when none is configured (S3-compatible stores accept it). */
 export const FALLBACK_REGION = 'us-east-1';
 
-async function secretFile(path: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (cause) {
-    throw new StoreError('invalid_configuration', 'a credential file could not be read', { cause });
-  }
-  // Secrets mounted from Kubernetes or written by editors may end with one newline.
-  const value = text.endsWith('\n') ? text.slice(0, -1) : text;
-  // Access keys, secrets and session tokens are printable ASCII without spaces.
-  if (!/^[\x21-\x7e]+$/.test(value)) throw new StoreError('invalid_configuration', 'a credential file is empty or malformed');
-  return value;
-}
+// Access keys, secrets and session tokens are printable ASCII without spaces.
+const secretFile = (path: string) => readCredentialFile(path, /^[\x21-\x7e]+$/);
 
 async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   const explicit = options.credentials.mode !== 'ambient';
