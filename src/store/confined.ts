@@ -24,15 +24,15 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
       if (!page.objects.every((o) => inside(o.key)) || !page.prefixes.every(inside)) {
         throw new StoreError('incompatible_format', 'the store listed keys outside the requested prefix');
       }
-      if (!page.objects.every((o) => Number.isSafeInteger(o.size) && o.size >= 0)) {
-        throw new StoreError('incompatible_format', 'the store listed an object without a valid size');
+      // One pass over the page (this runs for every listed key): sizes must be there; a receipt
+      // time that is no date, or outside what the wire can carry, becomes unknown (null), since one
+      // odd object must not make the whole publication invalid.
+      let oddTimes = false;
+      for (const o of page.objects) {
+        if (!Number.isSafeInteger(o.size) || o.size < 0) throw new StoreError('incompatible_format', 'the store listed an object without a valid size');
+        if (!receiptTimeUsable(o.lastModified)) oddTimes = true;
       }
-      // A receipt time that is no date, or outside what the wire can carry, is unknown (null):
-      // one odd object must not make the whole publication invalid.
-      if (!page.objects.every((o) => receiptTimeUsable(o.lastModified))) {
-        return { ...page, objects: page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) };
-      }
-      return page;
+      return oddTimes ? { ...page, objects: page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) } : page;
     },
     read(request: ReadRequest): Promise<ReadResult> {
       if (!inside(request.key)) refuse();
