@@ -97,6 +97,12 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     demo,
     logger: log,
   });
+  // Background work first on every way out: no scan may outlive the server or use a closed driver.
+  const stopScanning = async () => {
+    if (discovery !== null) clearTimeout(discovery);
+    reachability.stop();
+    await Promise.all(refreshers.map((r) => r.stop()));
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -107,9 +113,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     // a refused start, named by the variable and the system's code, never a stack trace.
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
-    if (discovery !== null) clearTimeout(discovery);
-    reachability.stop();
-    await Promise.all(refreshers.map((r) => r.stop()));
+    await stopScanning();
     driver.close();
     return 78;
   }
@@ -120,9 +124,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   onListening?.(url);
 
   await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })));
-  if (discovery !== null) clearTimeout(discovery);
-  reachability.stop();
-  await Promise.all(refreshers.map((r) => r.stop()));
+  await stopScanning();
   await closeGracefully(server, SERVER_TIMEOUTS.shutdownMs);
   driver.close();
   return 0;
