@@ -10,6 +10,11 @@
  * never lags that long behind a segment that came later). Receipt times are the store's own, so
  * the rule needs no agreement between the store's clock and ours. Generations advance only on
  * complete scans; a gap inherits the earliest first observation of any earlier gap it overlaps.
+ *
+ * Confirmed stays confirmed until filled: a gap that overlaps a remembered confirmed gap is
+ * confirmed, whatever its new shape. Positions proven missing stay missing until WAL arrives for
+ * them; a gap that widened (more WAL lost beside it, or retention cutting into it) must not fall
+ * back to `candidate` because the segment now after it is recent.
  */
 import { nextPosition, positionExists, positionsBetween, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { TimelineWal } from './wal-archive.ts';
@@ -33,7 +38,18 @@ export interface GapMemory {
   readonly start: number;
   readonly end: number;
   readonly firstObservedGeneration: number;
+  readonly status: Gap['status'];
 }
+
+/** How long the archive must have moved on past a gap before it is confirmed (store receipt time). */
+export interface GapSettle {
+  /** After an earlier complete generation already saw the gap. */
+  readonly settleMs: number;
+  /** In any generation. */
+  readonly longSettleMs: number;
+}
+
+export const DEFAULT_GAP_SETTLE: GapSettle = { settleMs: SETTLE_MS, longSettleMs: LONG_SETTLE_MS };
 
 export interface GapContext {
   readonly geometry: WalGeometry;
@@ -44,6 +60,7 @@ export interface GapContext {
   readonly newestReceipt: number | null;
   /** Confirmation needs a trustworthy geometry; without it every gap stays a candidate. */
   readonly geometryKnown: boolean;
+  readonly settle?: GapSettle;
 }
 
 function previousPosition(position: number, g: WalGeometry): number {
@@ -92,7 +109,9 @@ export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap
       // The segment after the gap: the first of the following range.
       const followingReceipt = after.startReceipt;
       const movedOn = (ms: number) => ctx.newestReceipt !== null && followingReceipt !== null && ctx.newestReceipt - followingReceipt >= ms;
-      const confirmed = ctx.geometryKnown && ((first < ctx.generation && movedOn(SETTLE_MS)) || movedOn(LONG_SETTLE_MS));
+      const settle = ctx.settle ?? DEFAULT_GAP_SETTLE;
+      const wasConfirmed = earlier.some((m) => m.status === 'confirmed');
+      const confirmed = ctx.geometryKnown && (wasConfirmed || (first < ctx.generation && movedOn(settle.settleMs)) || movedOn(settle.longSettleMs));
       gaps.push({
         timeline: tl.timeline,
         start,

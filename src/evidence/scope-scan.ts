@@ -16,7 +16,7 @@ import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
-import { findGaps, type Gap, type GapMemory } from './gaps.ts';
+import { findGaps, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
 import { listPages, type BudgetMeter } from './listing.ts';
 import { compareKeyBytes } from '../store/key-order.ts';
 import { recoveryPaths } from './recovery-paths.ts';
@@ -47,6 +47,8 @@ export interface ScopeScanOptions {
   /** The generation this scan will publish if it completes. */
   readonly generation: number;
   readonly previousGaps: readonly GapMemory[];
+  /** Gap confirmation thresholds (store receipt time); the defaults of D-35 unless a test shortens them. */
+  readonly gapSettle?: GapSettle;
 }
 
 export type GeometryIssue = 'unknown' | 'conflict' | null;
@@ -311,6 +313,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     previous: o.previousGaps,
     newestReceipt: wal.latestReceipt,
     geometryKnown: settled.geometry !== null,
+    ...(o.gapSettle === undefined ? {} : { settle: o.gapSettle }),
   });
   const index = new WalIndex(wal.timelines, gapList);
   const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
@@ -363,7 +366,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     walCounts: { ...wal.counts },
     ranges: ranges.sort(compareWalRuns),
     gaps: gaps.sort(compareWalRuns),
-    gapMemory: gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration })),
+    gapMemory: gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status })),
     paths,
     geometry: settled.geometry,
     geometryIssue: settled.issue,
