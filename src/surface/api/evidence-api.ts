@@ -4,10 +4,13 @@
  * only from the current immutable publication (no store I/O), with the spec's fixed headers, one
  * error body, size limits, a concurrency budget and a hard deadline. Order of checks for every
  * request: concurrency budget (429), authentication (401), route (404), method (405), query (400),
- * publication validity (500), revision (409), representability (413).
+ * publication validity (500), revision (409), representability (413). Also owns
+ * `createAnsweringServer`, the HTTP server both surfaces use so that Node's HTTP layer never
+ * answers (or drops) a request by itself.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server, type ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WireBody, WireKind } from '../../contract/kinds.ts';
 import { API_VERSION, MEDIA_TYPE } from '../../contract/primitives.ts';
@@ -189,11 +192,86 @@ function send(res: ServerResponse, outcome: Outcome): void {
   res.end(outcome.body);
 }
 
-/** The raw bytes of an error response, for connections the HTTP parser already gave up on. */
-function rawError(code: ApiErrorCode): string {
-  const body = errorBody(code);
-  const head = Object.entries(FIXED_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return `HTTP/1.1 ${API_ERROR_STATUS[code]} ${code}\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+export interface AnsweringHandlers {
+  /**
+   * The server's one request handler. It is also given what Node's HTTP layer would otherwise
+   * answer or drop by itself: a request without `Host`; one with any `Expect` (no `100 Continue`
+   * is sent, since no surface reads a request body: the final answer comes at once, and Node
+   * closes the connection after it); an upgrade request (never switched, answered as it is);
+   * `CONNECT` (answered on the socket Node let go of, which then closes).
+   */
+  readonly request: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Answers a request the HTTP parser refused: nothing of it is known, not even its method. */
+  readonly refused: (res: ServerResponse, error: NodeJS.ErrnoException) => void;
+  /** How long a connection answered outside Node's request cycle may wait for the client to close it. */
+  readonly lingerMs: number;
+}
+
+/**
+ * An HTTP/1.1 server on which every answer is the caller's, so every answer carries the
+ * surface's headers and is logged by route. (It lives here because both surfaces need it and it
+ * answers like the sidecar; it is surface plumbing, nothing of the evidence API's.)
+ */
+export function createAnsweringServer(options: ServerOptions, h: AnsweringHandlers): Server {
+  // Neither surface consults Host (one origin, routes by path only), so its absence is no error
+  // of the request; an upgrade is never accepted, so the request is answered as it stands.
+  const server = createServer({ ...options, requireHostHeader: false, shouldUpgradeCallback: () => false });
+  // Responses a connection still owes. An answer written outside the request cycle waits for
+  // them: pipelined answers keep their order, and the socket is never given two responses.
+  const owed = new WeakMap<Duplex, number>();
+  const afterOwed = new WeakMap<Duplex, () => void>();
+  const answered = new WeakSet<Duplex>();
+
+  const request = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    owed.set(socket, (owed.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (owed.get(socket) ?? 1) - 1;
+      owed.set(socket, left);
+      const next = afterOwed.get(socket);
+      if (left === 0 && next !== undefined) {
+        afterOwed.delete(socket);
+        next();
+      }
+    });
+    h.request(req, res);
+  };
+
+  /** One answer on a socket Node let go of or gave up on, through a ServerResponse like any other; then the connection closes. */
+  const answerOn = (socket: Duplex, req: IncomingMessage, write: (res: ServerResponse) => void): void => {
+    // The parser may report the same connection again (more bytes, its end, a timeout).
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    // Node has removed its own error listener from a socket it let go of; a client that goes away must not take the process with it.
+    socket.on('error', () => socket.destroy());
+    const answer = (): void => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const linger = setTimeout(() => socket.destroy(), h.lingerMs);
+      linger.unref();
+      socket.once('close', () => clearTimeout(linger));
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as Socket);
+      res.once('finish', () => socket.end());
+      write(res);
+    };
+    if ((owed.get(socket) ?? 0) === 0) answer();
+    else afterOwed.set(socket, answer);
+  };
+
+  server.on('request', request);
+  server.on('checkContinue', request);
+  server.on('checkExpectation', request);
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // Nothing after the CONNECT is read as HTTP any more: discard it, so the client's close is seen.
+    socket.resume();
+    answerOn(socket, req, (res) => h.request(req, res));
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerOn(socket, new IncomingMessage(socket as Socket), (res) => h.refused(res, error)));
+  return server;
 }
 
 export function createEvidenceApi(o: EvidenceApiOptions): Server {
@@ -203,11 +281,18 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
   const deadlineMs = o.deadlineMs ?? LIMITS.deadlineMs;
   let inFlight = 0;
 
-  // requestTimeout and headersTimeout are only enforced when connections are checked, every
-  // 30 s by default: check often enough that the deadline holds within a second.
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: deadlineMs, headersTimeout: deadlineMs, keepAliveTimeout: 60_000, connectionsCheckingInterval: Math.min(1_000, deadlineMs) }, (req, res) => {
+  /** Logs an answer once it is sent: allowlisted fields only, the route by its stable name. */
+  const logWhenSent = (res: ServerResponse, message: string, route: string, outcome: Outcome, started: bigint, extra: Record<string, string | null> = {}): void => {
+    res.once('finish', () =>
+      o.logger.info(
+        { request_id: randomUUID(), route, status: outcome.status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6, revision: outcome.revision, code: outcome.code, ...extra },
+        message,
+      ),
+    );
+  };
+
+  const request = (req: IncomingMessage, res: ServerResponse): void => {
     const started = process.hrtime.bigint();
-    const requestId = randomUUID();
     const raw = req.url ?? '';
     const q = raw.indexOf('?');
     const path = q === -1 ? raw : raw.slice(0, q);
@@ -225,12 +310,15 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     // The hard deadline: a response not finished in time ends the connection.
     const deadline = setTimeout(() => req.socket.destroy(), deadlineMs);
     deadline.unref();
+    res.once('finish', () => clearTimeout(deadline));
 
     let outcome: Outcome;
     try {
       if (inFlight > maxInFlight) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
       else if (!authenticated(req, expected)) outcome = fail('unauthenticated');
-      else if (route === 'unknown') outcome = fail('not-found');
+      // A CONNECT names an authority (host:port), never a resource: there is no route to look
+      // up, and what is wrong with it is its method.
+      else if (route === 'unknown' && req.method !== 'CONNECT') outcome = fail('not-found');
       else if (req.method !== 'GET') outcome = fail('method-not-allowed', null, { Allow: 'GET' });
       else outcome = handle(path, search, o, cursors);
     } catch {
@@ -238,20 +326,23 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     }
     // A request body is never read: drain it so the connection can be reused.
     req.resume();
+    logWhenSent(res, 'request', route, outcome, started);
     send(res, outcome);
-    res.once('finish', () => {
-      clearTimeout(deadline);
-      o.logger.info(
-        { request_id: requestId, route, status: outcome.status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6, revision: outcome.revision, code: outcome.code },
-        'request',
-      );
-    });
-  });
+  };
 
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    o.logger.info({ route: 'unknown', status: 400, code: 'invalid-request', error_code: typeof error.code === 'string' ? error.code : null }, 'malformed request');
-    if (socket.writable) socket.end(rawError('invalid-request'));
-    else socket.destroy();
-  });
-  return server;
+  // requestTimeout and headersTimeout are only enforced when connections are checked, every
+  // 30 s by default: check often enough that the deadline holds within a second.
+  return createAnsweringServer(
+    { maxHeaderSize: 16 * 1024, requestTimeout: deadlineMs, headersTimeout: deadlineMs, keepAliveTimeout: 60_000, connectionsCheckingInterval: Math.min(1_000, deadlineMs) },
+    {
+      request,
+      // A request the parser refused (D-44): no header could be read, so no token either.
+      refused: (res, error) => {
+        const outcome = fail('invalid-request');
+        logWhenSent(res, 'malformed request', 'unknown', outcome, process.hrtime.bigint(), { error_code: typeof error.code === 'string' ? error.code : null });
+        send(res, outcome);
+      },
+      lingerMs: deadlineMs,
+    },
+  );
 }
