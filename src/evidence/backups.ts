@@ -52,7 +52,7 @@ const REASONS = {
   'data-archive-missing': 'The PGDATA archive is missing.',
   'tablespace-archive-missing': 'A declared tablespace has no archive.',
   'archive-chunk-missing': 'A numbered archive part is missing.',
-  'archive-empty': 'An archive object is empty.',
+  'archive-too-small': 'An archive object is smaller than the smallest valid archive of its kind.',
   'required-wal-missing': 'WAL needed to reach consistency is missing from the archive.',
   'required-wal-candidate-gap': 'WAL needed to reach consistency falls in an unconfirmed gap.',
   'required-wal-not-yet-archived': 'WAL needed to reach consistency has not been archived yet.',
@@ -109,7 +109,7 @@ function archiveVerdict(dir: BackupDirectory, info: BackupInfo): Verdict | null 
     if (!(dir.archives.get(oid)?.chunks.has(0) ?? false)) return { state: 'unhealthy', code: 'tablespace-archive-missing' };
   }
   for (const set of dir.archives.values()) {
-    if (set.emptyObjects > 0) return { state: 'unhealthy', code: 'archive-empty' };
+    if (set.tooSmall > 0) return { state: 'unhealthy', code: 'archive-too-small' };
     for (let c = 1; c < set.chunks.size; c++) if (!set.chunks.has(c)) return { state: 'unhealthy', code: 'archive-chunk-missing' };
   }
   return null;
@@ -163,6 +163,9 @@ export function evaluateBackup(dir: BackupDirectory, parsed: BackupInfoResult | 
   const verdict = judge(dir, parsed, keep, ctx);
   const info = parsed?.ok === true ? parsed.info : null;
   const trusted = info !== null && consistent(info) ? info : null;
+  // The spec counts "validated artifacts": bytes, count and compression only for a backup whose
+  // metadata parsed, holds every required field and contradicts nothing.
+  const validated = trusted !== null && !trusted.problems.some((p) => REQUIRED.has(p.field));
   const positions = trusted !== null && ctx.geometry !== null && trusted.segmentSize === ctx.geometry.segmentSize ? ctx.geometry : null;
   const archiveBytes = [...dir.archives.values()].reduce((n, a) => n + a.bytes, 0);
   const archiveCount = [...dir.archives.values()].reduce((n, a) => n + a.chunks.size, 0);
@@ -187,10 +190,10 @@ export function evaluateBackup(dir: BackupDirectory, parsed: BackupInfoResult | 
     end_at: trusted?.endAt ?? null,
     logical_bytes: info?.clusterSize ?? null,
     deduplicated_bytes: info?.deduplicatedSize ?? null,
-    stored_artifact_bytes: archiveCount === 0 ? null : archiveBytes,
-    compression: compressions.length === 1 ? (compressions[0] ?? null) : null,
+    stored_artifact_bytes: validated && archiveCount > 0 ? archiveBytes : null,
+    compression: validated && compressions.length === 1 ? (compressions[0] ?? null) : null,
     encryption: info?.encryption === 'gpg' ? 'gpg' : null,
-    artifact_count: archiveCount,
+    artifact_count: validated ? archiveCount : null,
     tablespace_count: info?.tablespaceOids?.length ?? null,
   };
   const begin = positions === null || trusted?.beginWal == null ? null : parseWalName(trusted.beginWal, positions);

@@ -1,15 +1,18 @@
 /**
  * Collects the objects of one server's `base/` area per backup directory: which metadata,
  * archives and annotations exist, with exact sizes. Directory names that fail the backup-id
- * allowlist never become backups; their objects are counted as unknown.
+ * allowlist never become backups; their objects are counted as unknown. An archive object below
+ * the smallest valid archive of its compression is recorded as such (empty and truncated tars).
  */
 import type { ArchiveCompression, ClassifiedKey } from '../format/barman-cloud/classify.ts';
+import { minimumArchiveBytes } from '../format/barman-cloud/size-floors.ts';
 
 export interface ArchiveSet {
   /** Chunk numbers seen for this archive name (0 = the first archive). */
   readonly chunks: Set<number>;
   bytes: number;
-  emptyObjects: number;
+  /** Objects smaller than any valid archive of their compression (`size-floors.ts`). */
+  tooSmall: number;
 }
 
 export interface BackupDirectory {
@@ -69,12 +72,12 @@ export class BackupCatalog {
       case 'backup-archive': {
         let set = dir.archives.get(c.tablespaceOid);
         if (set === undefined) {
-          set = { chunks: new Set(), bytes: 0, emptyObjects: 0 };
+          set = { chunks: new Set(), bytes: 0, tooSmall: 0 };
           dir.archives.set(c.tablespaceOid, set);
         }
         set.chunks.add(c.chunk);
         set.bytes += size;
-        if (size === 0) set.emptyObjects += 1;
+        if (size < minimumArchiveBytes(c.compression)) set.tooSmall += 1;
         dir.compressions.add(c.compression);
         break;
       }

@@ -14,12 +14,15 @@
  * the end of what was observed. The first position not observed decides the stop:
  * `candidate-limited` (an unconfirmed gap), `gap-limited` (a confirmed gap, WAL before the first
  * observed segment, or WAL missing before a switch), or `frontier` (the end of the target
- * timeline's observed WAL).
+ * timeline's observed WAL). Only a path that reaches the frontier can be healthy; a
+ * `keep:standalone` backup whose path stops at a hole retention is expected to leave
+ * (`retention-holes.ts`) gets its own reason and a warning, never green.
  */
 import type { RecoveryPathItem } from '../contract/collections.ts';
 import type { Reason, State } from '../contract/primitives.ts';
 import { nextPosition, positionOfLsn, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { BackupFacts } from './backups.ts';
+import type { Gap } from './gaps.ts';
 import type { LineageStep, TimelineGraph } from './timelines.ts';
 import type { WalIndex } from './wal-index.ts';
 
@@ -32,7 +35,7 @@ const REASONS = {
   'coverage-gap-limited': 'The path stops at missing WAL.',
   'coverage-unknown-limited': 'The path stops where timeline history or WAL geometry is unknown.',
   'consistency-not-reached': 'The WAL needed to make the backup consistent is not all observed.',
-  'standalone-consistent': 'A standalone backup: WAL is observed up to its consistency point.',
+  'standalone-retention-limited': 'A standalone backup: WAL is observed to its consistency point, then stops where retention removed WAL.',
   'backup-not-usable': 'The backup this path starts from is not structurally usable.',
   'backup-usability-unknown': 'Whether the backup this path starts from is usable is unknown.',
   'backup-warning': 'The backup this path starts from carries a warning.',
@@ -45,10 +48,14 @@ export interface PathContext {
   readonly geometry: WalGeometry | null;
   readonly graph: TimelineGraph;
   readonly index: WalIndex;
+  /** Whether a gap has exactly the shape Barman's retention leaves (`retention-holes.ts`). */
+  readonly retentionHole: (gap: Gap) => boolean;
 }
 
 interface Walk {
   stop: Stop;
+  /** The gap the walk stopped in, if it stopped in one. */
+  stopGap: Gap | null;
   frontier: { timeline: number; position: number; receipt: number | null } | null;
   crossedSwitch: boolean;
   compressed: boolean;
@@ -57,7 +64,7 @@ interface Walk {
 }
 
 function walk(steps: readonly LineageStep[], begin: number, g: WalGeometry, index: WalIndex, unknownAfter: boolean): Walk {
-  const w: Walk = { stop: 'frontier', frontier: null, crossedSwitch: false, compressed: false, duplicated: false, partialAtSwitch: false };
+  const w: Walk = { stop: 'frontier', stopGap: null, frontier: null, crossedSwitch: false, compressed: false, duplicated: false, partialAtSwitch: false };
   let position = begin;
   for (const [i, step] of steps.entries()) {
     const isTarget = i === steps.length - 1;
@@ -68,7 +75,10 @@ function walk(steps: readonly LineageStep[], begin: number, g: WalGeometry, inde
       if (range === null) {
         const absence = index.absence(step.timeline, position);
         if (unknownAfter && isTarget) w.stop = 'unknown-limited';
-        else if (absence.kind === 'gap') w.stop = absence.gap.status === 'confirmed' ? 'gap-limited' : 'candidate-limited';
+        else if (absence.kind === 'gap') {
+          w.stop = absence.gap.status === 'confirmed' ? 'gap-limited' : 'candidate-limited';
+          w.stopGap = absence.gap;
+        }
         else if (absence.kind === 'before-observed' || !isTarget) w.stop = 'gap-limited';
         else w.stop = 'frontier';
         return w;
@@ -121,10 +131,14 @@ function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk
     code = stop === 'unknown-limited' ? 'coverage-unknown-limited' : 'consistency-not-reached';
   } else if (stop === 'frontier') {
     [state, code] = ['healthy', 'coverage-to-frontier'];
+  } else if (backup.standalone && w?.stopGap != null && ctx.retentionHole(w.stopGap)) {
+    // Reached its consistency point, then the hole retention leaves after a standalone backup
+    // (confirmed or not yet): what keep:standalone promises, but not coverage to the frontier.
+    [state, code] = ['warning', 'standalone-retention-limited'];
   } else if (stop === 'candidate-limited') {
     [state, code] = ['warning', 'coverage-candidate-limited'];
   } else if (stop === 'gap-limited') {
-    [state, code] = backup.standalone ? ['healthy', 'standalone-consistent'] : ['unhealthy', 'coverage-gap-limited'];
+    [state, code] = ['unhealthy', 'coverage-gap-limited'];
   } else {
     [state, code] = ['unknown', 'coverage-unknown-limited'];
   }

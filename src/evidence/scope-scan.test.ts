@@ -89,10 +89,12 @@ describe('the real-repository scenario', () => {
 
     const p = publish(e);
     assert.equal(p.snapshot.details.archive_cloud.wal_gap_items, 1);
-    // The gap lies between a standalone backup and the next one: nothing needs WAL across it.
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-continuous');
+    // The gap lies between a standalone backup and the next one, but one segment after the
+    // standalone backup's end_wal survives: retention never leaves that shape, so WAL was lost.
+    assert.deepEqual(e.gapClasses, ['unexplained']);
+    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-gap-candidate');
     assert.equal(p.snapshot.details.archive_cloud.coverage.state, 'healthy');
-    assert.equal(p.snapshot.state, 'healthy');
+    assert.equal(p.snapshot.state, 'warning');
   });
 
   it('the same gap after a regular backup makes WAL continuity a warning and its path candidate-limited', async () => {

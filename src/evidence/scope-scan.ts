@@ -20,6 +20,7 @@ import { findGaps, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
 import { listPages, type BudgetMeter } from './listing.ts';
 import { compareKeyBytes } from '../store/key-order.ts';
 import { recoveryPaths } from './recovery-paths.ts';
+import { classifyGaps, type GapClass } from './retention-holes.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
 import { WalArchive, type WalCounts } from './wal-archive.ts';
 import { WalIndex } from './wal-index.ts';
@@ -62,6 +63,8 @@ export interface ScopeEvidence {
   readonly walCounts: WalCounts;
   readonly ranges: readonly WalRangeItem[];
   readonly gaps: readonly WalGapItem[];
+  /** The class of each item of `gaps`, index for index (not on the wire: pages and `viewer scan`). */
+  readonly gapClasses: readonly GapClass[];
   readonly gapMemory: readonly GapMemory[];
   readonly paths: readonly RecoveryPathItem[];
   readonly geometry: WalGeometry | null;
@@ -71,6 +74,10 @@ export interface ScopeEvidence {
   readonly systemIds: ReadonlySet<string>;
   readonly rangesTruncated: boolean;
   readonly diagnosticsTruncated: boolean;
+  /** No backup directory and no object under `wals/`: nothing Barman writes is at this location. */
+  readonly empty: boolean;
+  /** Objects named as WAL segments whose size no segment can have (counted as unknown). */
+  readonly implausibleSegments: number;
   /** Newest receipt time of any WAL object (epoch ms). */
   readonly latestWalReceipt: number | null;
   /**
@@ -83,12 +90,22 @@ export interface ScopeEvidence {
 }
 
 export interface RecentObject {
-  readonly key: string;
+  /** Relative to the scope root; `null` when the key holds characters that must never be echoed. */
+  readonly key: string | null;
   readonly size: number;
   readonly receivedAt: string;
 }
 
 export const RECENT_OBJECTS = 20;
+
+/** C0 and C1 controls and DEL: a key holding one is counted, never shown (any writer can create one). */
+function unprintable(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
 
 /**
  * Keeps the newest objects seen, newest first, ties by key: the same whatever the listing
@@ -138,6 +155,9 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
 }
 
 const KEEP_MAX_BYTES = 64;
+
+/** pgBackRest's stanza metadata, as seen from a scope named `archive` or `backup`. */
+const STANZA_FILE = /^[^/]+\/(?:archive|backup)\.info(?:\.copy)?$/;
 
 async function readKeep(driver: StoreDriver, dir: BackupDirectory, signal: AbortSignal): Promise<KeepTarget> {
   if (dir.keepKey === null) return null;
@@ -209,6 +229,7 @@ async function listWal(
   o: ScopeScanOptions,
   dirs: readonly string[],
   g: WalGeometry,
+  judgeSizes: boolean,
   limits: ScopeLimits,
   relative: (key: string) => string,
   count: (size: number, key: string, at: number | null) => void,
@@ -222,7 +243,7 @@ async function listWal(
   const archives = await Promise.all(
     starts.map(async (startAfter, i) => {
       const end = starts[i + 1];
-      const archive = new WalArchive(g, limits);
+      const archive = new WalArchive(g, limits, judgeSizes);
       const listing = listPages(o.driver, { prefix, signal: o.signal, meter: o.meter, ...(startAfter === undefined ? {} : { startAfter }), ...(end === undefined ? {} : { stopAfter: end }) });
       for await (const page of listing) {
         for (const obj of page.objects) {
@@ -235,7 +256,7 @@ async function listWal(
       return archive;
     }),
   );
-  const [first = new WalArchive(g, limits), ...rest] = archives;
+  const [first = new WalArchive(g, limits, judgeSizes), ...rest] = archives;
   for (const next of rest) first.append(next);
   return first;
 }
@@ -281,6 +302,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
   // everything else under the scope is listed and counted as unknown.
+  // A pgBackRest stanza's own files (`<stanza>/archive.info`, `<stanza>/backup.info`) directly
+  // under the scope: the destination holds another format, not an empty barman-cloud server.
+  let foreignLayout = false;
   const countOthers = async () => {
     for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
       for (const obj of page.objects) {
@@ -293,12 +317,16 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
           for (const obj of inner.objects) {
             count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
             unknownObjects += 1;
+            if (STANZA_FILE.test(relative(obj.key))) foreignLayout = true;
           }
         }
       }
     }
   };
-  const [wal] = await both(listWal(o, hashDirectories, rangeGeometry, limits, relative, count), countOthers());
+  const [wal] = await both(listWal(o, hashDirectories, rangeGeometry, settled.geometry !== null, limits, relative, count), countOthers());
+  const c = wal.counts;
+  const empty = catalog.directories.size === 0 && c.segment + c.partial + c.history + c.backup_history + c.unknown + c.duplicate === 0;
+  if (empty && foreignLayout) throw new ViewerError('incompatible_format', 'the scope holds another repository format');
 
   // 5. Timeline histories.
   const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(o.driver, h, o.signal));
@@ -319,10 +347,12 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
   const backups = dirs.map((d, i) => evaluateBackup(d, infos[i] ?? null, keeps[i] ?? null, { server: o.server, geometry: settled.geometry, index }));
+  const classes = classifyGaps(gapList, backups, settled.geometry);
+  const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
   const paths: RecoveryPathItem[] = [];
   let pathsTruncated = false;
   for (const b of backups) {
-    const more = recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index });
+    const more = recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index, retentionHole: (g) => retentionHoles.has(g) });
     if (paths.length + more.length > limits.maxPaths) {
       pathsTruncated = true;
       break;
@@ -343,7 +373,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
       end_receipt_at: r.endReceipt === null ? null : new Date(r.endReceipt).toISOString(),
     })),
   );
-  const gaps: WalGapItem[] = gapList.map((g) => ({
+  const classified = gapList.map((g, i) => ({
+    class: classes[i] ?? 'unexplained',
+    item: {
     server: o.server,
     timeline: g.timeline,
     start_position: g.start,
@@ -354,7 +386,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     status: g.status,
     first_observed_generation: g.firstObservedGeneration,
     last_observed_generation: g.lastObservedGeneration,
-  }));
+    } satisfies WalGapItem,
+  })).sort((a, b) => compareWalRuns(a.item, b.item));
   const systemIds = new Set(infos.flatMap((r) => (r?.ok === true && r.info.systemId !== null ? [r.info.systemId] : [])));
 
   return {
@@ -365,7 +398,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     backups,
     walCounts: { ...wal.counts },
     ranges: ranges.sort(compareWalRuns),
-    gaps: gaps.sort(compareWalRuns),
+    gaps: classified.map((c) => c.item),
+    gapClasses: classified.map((c) => c.class),
     gapMemory: gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status })),
     paths,
     geometry: settled.geometry,
@@ -375,8 +409,10 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     systemIds,
     rangesTruncated: wal.rangesTruncated,
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
+    empty,
+    implausibleSegments: wal.implausibleSegments,
     latestWalReceipt: wal.latestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
-    recentObjects: recent.items.map((o) => ({ key: relative(o.key), size: o.size, receivedAt: new Date(o.at).toISOString() })),
+    recentObjects: recent.items.map((o) => ({ key: unprintable(o.key) ? null : relative(o.key), size: o.size, receivedAt: new Date(o.at).toISOString() })),
   };
 }

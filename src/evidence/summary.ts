@@ -23,10 +23,13 @@ const MESSAGES: Record<string, string> = {
   'ranges-truncated': 'The scan stopped holding WAL ranges at its safety ceiling.',
   'diagnostics-truncated': 'The scan stopped retaining backup or timeline findings at its safety ceiling.',
   'wal-archive-empty': 'No WAL segment is archived.',
-  'wal-gap-confirmed': 'A confirmed WAL gap interrupts the archive after a backup.',
-  'wal-gap-candidate': 'A WAL gap was observed and is not yet confirmed.',
+  'wal-gap-confirmed': 'A confirmed gap interrupts the archived WAL, and Barman\'s retention does not explain it.',
+  'wal-gap-candidate': 'A gap interrupts the archived WAL; it is not yet confirmed, and Barman\'s retention does not explain it.',
+  'wal-segment-size-invalid': 'Objects named as WAL segments have a size no segment can have; their positions count as missing.',
   'wal-unknown-objects': 'The WAL area holds objects Barman does not write.',
-  'wal-continuous': 'WAL is continuous after every backup.',
+  'wal-continuous': 'Archived WAL has no gap between the first and last segment of any timeline.',
+  'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape Barman\'s retention leaves.',
+  'scope-empty': 'Nothing was found at this server\'s location: no backup directory and no WAL.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
   'timelines-consistent': 'Every timeline has a consistent history.',
@@ -43,7 +46,11 @@ const MESSAGES: Record<string, string> = {
   'recovery-window-not-covered': 'No usable backup covers the configured recovery window.',
   'retention-met': 'Structurally usable backups meet the configured expectations.',
   'latest-backup-not-usable': 'The newest backup is not proven structurally usable.',
-  'backups-usable': 'Structurally usable backups exist.',
+  'older-backup-not-usable': 'A completed backup other than the newest is not proven structurally usable.',
+  'backups-usable': 'Every completed backup is proven structurally usable.',
+  'completed-backup-unhealthy': 'A completed backup is structurally broken.',
+  'completed-backup-unknown': 'A completed backup could not be proven structurally usable.',
+  'completed-backup-warning': 'A completed backup is usable but carries a warning.',
   'evidence-healthy': 'The evidence shows no problem.',
   'not-in-format': 'The format has no such artifact.',
   'inventory-exact': 'Objects and bytes are counted exactly.',
@@ -61,22 +68,24 @@ export function worst(items: readonly StateReason[]): StateReason {
 }
 
 function walState(e: ScopeEvidence): StateReason {
+  if (e.empty) return sr('unknown', 'scope-empty');
   if (e.geometryIssue === 'unknown') return sr('unknown', 'wal-segment-size-unknown');
   if (e.geometryIssue === 'conflict') return sr('unknown', 'wal-segment-size-conflict');
   if (e.systemIds.size > 1) return sr('unknown', 'multiple-system-ids');
   if (e.rangesTruncated) return sr('unknown', 'ranges-truncated');
   if (e.walCounts.segment === 0) return sr('unknown', 'wal-archive-empty');
-  // A gap matters when a completed, non-standalone backup could need WAL across it.
-  const anchors = e.backups.filter((b) => b.completed && !b.standalone && b.timeline !== null && b.beginPosition !== null);
-  const relevant = e.gaps.filter((g) => anchors.some((b) => (b.timeline as number) < g.timeline || (b.timeline === g.timeline && (b.beginPosition as number) <= g.start_position)));
-  if (relevant.some((g) => g.status === 'confirmed')) return sr('unhealthy', 'wal-gap-confirmed');
-  if (relevant.length > 0) return sr('warning', 'wal-gap-candidate');
+  // Every gap counts but a hole with exactly the shape Barman's retention leaves (retention-holes.ts).
+  const unexplained = e.gaps.filter((_, i) => e.gapClasses[i] !== 'retention-expected');
+  if (unexplained.some((g) => g.status === 'confirmed')) return sr('unhealthy', 'wal-gap-confirmed');
+  if (unexplained.length > 0) return sr('warning', 'wal-gap-candidate');
+  if (e.implausibleSegments > 0) return sr('warning', 'wal-segment-size-invalid');
   if (e.walCounts.unknown > 0) return sr('warning', 'wal-unknown-objects');
-  return sr('healthy', 'wal-continuous');
+  return e.gaps.length > 0 ? sr('healthy', 'wal-continuous-except-retention') : sr('healthy', 'wal-continuous');
 }
 
 function timelineState(e: ScopeEvidence): StateReason {
   if (e.diagnosticsTruncated) return sr('unknown', 'diagnostics-truncated');
+  if (e.empty) return sr('unknown', 'scope-empty');
   const unknown = e.graph.unknownTimelines().map((t) => e.graph.ancestry(t));
   if (unknown.some((a) => !a.known && a.reason === 'history-missing')) return sr('unhealthy', 'timeline-history-missing');
   if (unknown.length > 0) return sr('unhealthy', 'timeline-history-invalid');
@@ -86,11 +95,14 @@ function timelineState(e: ScopeEvidence): StateReason {
 function coverageState(e: ScopeEvidence): StateReason {
   if (e.rangesTruncated) return sr('unknown', 'ranges-truncated');
   if (e.diagnosticsTruncated) return sr('unknown', 'diagnostics-truncated');
+  if (e.empty) return sr('unhealthy', 'scope-empty');
   const usable = new Set(e.backups.filter((b) => b.usable).map((b) => b.item.backup_id));
   if (usable.size === 0) return sr('unhealthy', 'no-usable-backup');
   const walTimelines = e.ranges.map((r) => r.timeline);
   const newest = walTimelines.length === 0 ? null : walTimelines.reduce((a, b) => Math.max(a, b));
-  const paths = e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest);
+  // A standalone backup's path that stops at a retention hole is what keep:standalone promises:
+  // it neither covers the frontier nor counts against the paths that do.
+  const paths = e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest && p.reason.code !== 'standalone-retention-limited');
   if (paths.length === 0) return sr('unhealthy', 'latest-timeline-not-covered');
   const rank = { frontier: 0, 'candidate-limited': 1, 'unknown-limited': 2, 'gap-limited': 3 } as const;
   const best = paths.reduce((a, b) => (rank[b.stop] < rank[a.stop] ? b : a));
@@ -131,11 +143,29 @@ function retention(e: ScopeEvidence, x: Expectations, now: number, coverage: Sta
   return { ...base, ...verdict };
 }
 
+/**
+ * The backups' part of the top level (D-58): none usable is unhealthy; the newest backup not
+ * usable, or any other completed backup not usable, is a warning: recovery from a newer usable
+ * backup is judged by coverage, and the structural capability carries the worst backup itself.
+ */
 function backupsState(e: ScopeEvidence): StateReason {
+  if (e.empty) return sr('unhealthy', 'scope-empty');
   const usable = e.backups.filter((b) => b.usable);
   if (usable.length === 0) return sr('unhealthy', 'no-usable-backup');
   const newest = [...e.backups].filter((b) => b.item.begin_at !== null).sort((a, b) => ((a.item.begin_at ?? '') < (b.item.begin_at ?? '') ? -1 : 1)).at(-1);
   if (newest !== undefined && !newest.usable) return sr('warning', 'latest-backup-not-usable');
+  if (e.backups.some((b) => b.completed && !b.usable)) return sr('warning', 'older-backup-not-usable');
+  return sr('healthy', 'backups-usable');
+}
+
+/** Structural artifact validation: never healthier than the worst completed backup it summarises. */
+function structuralState(e: ScopeEvidence): StateReason {
+  if (e.empty) return sr('unknown', 'scope-empty');
+  if (!e.backups.some((b) => b.usable)) return sr('unhealthy', 'no-usable-backup');
+  const states = new Set(e.backups.filter((b) => b.completed).map((b) => b.item.state));
+  if (states.has('unhealthy')) return sr('unhealthy', 'completed-backup-unhealthy');
+  if (states.has('unknown')) return sr('unknown', 'completed-backup-unknown');
+  if (states.has('warning')) return sr('warning', 'completed-backup-warning');
   return sr('healthy', 'backups-usable');
 }
 
@@ -158,8 +188,8 @@ export function summarize(e: ScopeEvidence, x: Expectations, now: number): Scope
   const backups = backupsState(e);
   const backupStates: StateCounts = { healthy: 0, warning: 0, unhealthy: 0, unknown: 0 };
   for (const b of e.backups) backupStates[b.item.state] += 1;
-  const catalog = e.backups.every((b) => b.item.status !== null) ? sr('healthy', 'catalog-complete') : sr('warning', 'catalog-incomplete');
-  const structural = worst([sr('healthy', 'backups-usable'), ...(backupStates.unhealthy > 0 || backupStates.unknown > 0 ? [backups] : [])]);
+  const catalog = e.empty ? sr('unknown', 'scope-empty') : e.backups.every((b) => b.item.status !== null) ? sr('healthy', 'catalog-complete') : sr('warning', 'catalog-incomplete');
+  const structural = structuralState(e);
   const supported = (s: StateReason) => ({ support: 'supported' as const, ...s });
   const unsupported = { support: 'unsupported' as const, ...sr('unknown', 'not-in-format') };
   const byId: Record<(typeof CAPABILITY_IDS)[number], Omit<Capability, 'id'>> = {

@@ -4,6 +4,11 @@
  * positions and the history files to read. Memory grows with the number of ranges (that is, with
  * the holes), never with the number of objects. Design: docs/design/evidence.md §WAL.
  *
+ * Sizes are evidence: once the geometry is known, an object named as a segment whose size no
+ * segment can have (an uncompressed one that is not exactly the segment size, a compressed one
+ * below its format's floor) is not that segment. It is counted as unknown and its position stays
+ * missing, so a 1-byte object never stands in for WAL a backup needs.
+ *
  * Listing order matters and is checked: within a timeline, segment positions must arrive
  * ascending (S3 lists keys in byte order, and barman-cloud's hash directories sort by timeline
  * then log). A store that lists out of order makes the evidence `incompatible_format` instead of
@@ -11,6 +16,7 @@
  */
 import { ViewerError } from '../common/errors.ts';
 import type { ClassifiedKey, WalCompression } from '../format/barman-cloud/classify.ts';
+import { segmentSizePlausible } from '../format/barman-cloud/size-floors.ts';
 import { nextPosition, parseWalName, positionsBetween, type WalGeometry } from '../postgres/wal.ts';
 
 /** A run of consecutive existing positions, all observed, on one timeline. */
@@ -69,6 +75,8 @@ export class WalArchive {
   readonly histories: HistoryObject[] = [];
   rangesTruncated = false;
   diagnosticsTruncated = false;
+  /** Objects named as segments whose size no segment can have (counted in `counts.unknown` too). */
+  implausibleSegments = 0;
   /** Latest receipt time of any object under wals/ (epoch ms). */
   latestReceipt: number | null = null;
   #rangeCount = 0;
@@ -77,10 +85,16 @@ export class WalArchive {
   #lastHistory: number | null = null;
   readonly #geometry: WalGeometry;
   readonly #limits: WalArchiveLimits;
+  readonly #judgeSizes: boolean;
 
-  constructor(geometry: WalGeometry, limits: WalArchiveLimits) {
+  /**
+   * `judgeSizes` only when the geometry is the archive's own: sizes checked against a guessed
+   * segment size would turn every segment of a 1 MiB archive into an unknown object.
+   */
+  constructor(geometry: WalGeometry, limits: WalArchiveLimits, judgeSizes: boolean) {
     this.#geometry = geometry;
     this.#limits = limits;
+    this.#judgeSizes = judgeSizes;
   }
 
   #timeline(t: number): TimelineWal {
@@ -97,6 +111,11 @@ export class WalArchive {
     if (receipt !== null && (this.latestReceipt === null || receipt > this.latestReceipt)) this.latestReceipt = receipt;
     switch (c.kind) {
       case 'wal-segment':
+        if (this.#judgeSizes && !segmentSizePlausible(size, c.compression, this.#geometry.segmentSize)) {
+          this.counts.unknown += 1;
+          this.implausibleSegments += 1;
+          return;
+        }
         return this.#segment(c.walName, c.compression !== null, receipt);
       case 'wal-partial': {
         const p = parseWalName(c.walName, this.#geometry);
@@ -180,6 +199,7 @@ export class WalArchive {
    */
   append(next: WalArchive): void {
     for (const k of Object.keys(this.counts) as (keyof WalCounts)[]) this.counts[k] += next.counts[k];
+    this.implausibleSegments += next.implausibleSegments;
     if (next.latestReceipt !== null && (this.latestReceipt === null || next.latestReceipt > this.latestReceipt)) this.latestReceipt = next.latestReceipt;
     for (const h of next.histories) {
       if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push(h);

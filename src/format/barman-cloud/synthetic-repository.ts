@@ -7,6 +7,13 @@
 import { gzipSync } from 'node:zlib';
 import type { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { formatLsn, geometry, walName, type WalGeometry } from '../../postgres/wal.ts';
+import type { ArchiveCompression, WalCompression } from './classify.ts';
+import { minimumArchiveBytes, minimumSegmentBytes } from './size-floors.ts';
+
+const WAL_SUFFIXES: Record<string, WalCompression> = { '.gz': 'gzip', '.bz2': 'bzip2', '.xz': 'xz', '.snappy': 'snappy', '.zst': 'zstd', '.lz4': 'lz4' };
+const ARCHIVE_SUFFIXES: Record<string, ArchiveCompression> = { '': 'none', '.gz': 'gzip', '.bz2': 'bzip2', '.snappy': 'snappy', '.lz4': 'lz4' };
+/** The listed size of a synthetic archive: Python's tarfile pads every archive to 10 KiB records. */
+const SYNTHETIC_TAR_BYTES = 20 * 1024;
 
 export interface SyntheticBackup {
   readonly id: string;
@@ -44,10 +51,15 @@ export class SyntheticRepository {
     this.geometry = geometry(segmentSize, version);
   }
 
-  segment(timeline: number, position: number, received: Date, suffix = '', bytes: Uint8Array | string = 'wal'): string {
+  /**
+   * One segment object. Without `bytes` it is sparse and listed at the size a real one has (the
+   * segment size, or its compression's floor: `size-floors.ts`); with `bytes` it is exactly them.
+   */
+  segment(timeline: number, position: number, received: Date, suffix = '', bytes?: Uint8Array | string): string {
     const name = walName(timeline, position, this.geometry);
     const key = `${this.root}wals/${name.slice(0, 16)}/${name}${suffix}`;
-    this.#store.put(key, bytes, received);
+    if (bytes !== undefined) this.#store.put(key, bytes, received);
+    else this.#store.put(key, 'wal', received, minimumSegmentBytes(WAL_SUFFIXES[suffix] ?? null, this.geometry.segmentSize));
     return key;
   }
 
@@ -114,8 +126,9 @@ export class SyntheticRepository {
   backup(b: SyntheticBackup): void {
     const dir = `${this.root}base/${b.id}/`;
     const suffix = b.archiveSuffix ?? '';
-    this.#store.put(`${dir}data.tar${suffix}`, 'tar data', b.endTime);
-    for (const oid of b.tablespaces ?? []) this.#store.put(`${dir}${oid}.tar${suffix}`, 'tar tablespace', b.endTime);
+    const archiveBytes = Math.max(SYNTHETIC_TAR_BYTES, minimumArchiveBytes(ARCHIVE_SUFFIXES[suffix] ?? 'none'));
+    this.#store.put(`${dir}data.tar${suffix}`, 'tar data', b.endTime, archiveBytes);
+    for (const oid of b.tablespaces ?? []) this.#store.put(`${dir}${oid}.tar${suffix}`, 'tar tablespace', b.endTime, archiveBytes);
     if (b.withoutInfo !== true) this.#store.put(`${dir}backup.info`, this.backupInfo(b), b.endTime);
     if (b.keep !== undefined) this.#store.put(`${dir}annotations/keep`, b.keep, b.endTime);
   }

@@ -11,6 +11,8 @@ export interface MemoryObject {
   readonly key: string;
   readonly body: Uint8Array;
   readonly lastModified: Date | null;
+  /** The size listed and judged by reads; the body's length unless the object is sparse. */
+  readonly size: number;
 }
 
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -23,12 +25,18 @@ export class MemoryStore implements StoreDriver {
   /** Every request received, for tests that prove what a scan asked for. */
   readonly requests: { readonly op: 'list' | 'read'; readonly prefix: string }[] = [];
 
-  put(key: string, body: Uint8Array | string, lastModified: Date | null = null): void {
+  /**
+   * Stores an object. `size` makes it sparse: listed (and size-checked on read) as that many bytes
+   * while holding only `body`, for synthetic WAL segments and archives that are never read but
+   * must be listed at the sizes real ones have.
+   */
+  put(key: string, body: Uint8Array | string, lastModified: Date | null = null, size?: number): void {
     if (!this.#objects.has(key)) {
       this.#keys.push(key);
       this.#sorted = false;
     }
-    this.#objects.set(key, { key, body: typeof body === 'string' ? Buffer.from(body) : body, lastModified });
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    this.#objects.set(key, { key, body: bytes, lastModified, size: size ?? bytes.length });
   }
 
   delete(key: string): void {
@@ -69,7 +77,7 @@ export class MemoryStore implements StoreDriver {
         continue;
       }
       const o = this.#objects.get(key) as MemoryObject;
-      objects.push({ key, size: o.body.length, lastModified: o.lastModified });
+      objects.push({ key, size: o.size, lastModified: o.lastModified });
       resumeAfter = key;
       i += 1;
     }
@@ -82,7 +90,7 @@ export class MemoryStore implements StoreDriver {
     this.requests.push({ op: 'read', prefix: request.key });
     const o = this.#objects.get(request.key);
     if (o === undefined) return Promise.resolve({ status: 'absent' });
-    if (o.body.length > request.maxBytes) return Promise.resolve({ status: 'too-large', size: o.body.length });
+    if (o.size > request.maxBytes) return Promise.resolve({ status: 'too-large', size: o.size });
     return Promise.resolve({ status: 'found', bytes: o.body });
   }
 
