@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
+import { SafetyLimitError } from '../common/errors.ts';
 import { BudgetMeter, listPages } from './listing.ts';
 
 function store(n: number): MemoryStore {
@@ -34,5 +35,25 @@ describe('listPages', () => {
     // Pages 1 (keys 0–999) and 2 (1000–1999, past the stop); without stopAfter the prefetch of page 3 would also go out.
     assert.equal(pages, 2);
     assert.equal(s.requests.filter((r) => r.op === 'list').length, 2);
+  });
+
+  it('never counts more pages or objects than the budgets allow', async () => {
+    for (const [budget, pageSize, expected] of [
+      [{ maxPages: 100, maxObjects: 10 }, 31, { pages: 0, objects: 0, limit: 'objects' }],
+      [{ maxPages: 100, maxObjects: 40 }, 31, { pages: 1, objects: 31, limit: 'objects' }],
+      [{ maxPages: 2, maxObjects: 1_000 }, 31, { pages: 2, objects: 62, limit: 'pages' }],
+      [{ maxPages: 4, maxObjects: 100 }, 25, { pages: 4, objects: 100, limit: null }],
+    ] as const) {
+      const m = new BudgetMeter(budget);
+      let limit: string | null = null;
+      try {
+        for await (const page of listPages(store(100), { prefix: 'p/', signal, meter: m, pageSize })) assert.ok(page.objects.length > 0);
+      } catch (error) {
+        assert.ok(error instanceof SafetyLimitError);
+        limit = error.limit;
+      }
+      assert.deepEqual({ pages: m.pages, objects: m.objects, limit }, expected);
+      assert.ok(m.pages <= budget.maxPages && m.objects <= budget.maxObjects);
+    }
   });
 });

@@ -2,7 +2,7 @@
  * Paged listing under a prefix within a scan's budgets: every page and object is counted against
  * the budget, the next page is requested before the current one is handed over (so per-key work
  * hides behind the store's latency), and reaching a budget is a `SafetyLimitError`, never a
- * silently short listing.
+ * silently short listing. A page that would pass a budget is refused unexamined.
  */
 import { SafetyLimitError } from '../common/errors.ts';
 import type { ListPage, StoreDriver } from '../store/driver.ts';
@@ -22,11 +22,15 @@ export class BudgetMeter {
     this.#budget = budget;
   }
 
+  /**
+   * Counts a page as examined, or refuses it when examining it would pass a budget: the counts
+   * are published as `pages_examined` and `objects_examined`, which never exceed the budgets.
+   */
   charge(page: ListPage): void {
+    if (this.pages + 1 > this.#budget.maxPages) throw new SafetyLimitError('pages');
+    if (this.objects + page.objects.length > this.#budget.maxObjects) throw new SafetyLimitError('objects');
     this.pages += 1;
     this.objects += page.objects.length;
-    if (this.pages > this.#budget.maxPages) throw new SafetyLimitError('pages');
-    if (this.objects > this.#budget.maxObjects) throw new SafetyLimitError('objects');
   }
 }
 

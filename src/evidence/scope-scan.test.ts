@@ -271,10 +271,11 @@ describe('WAL evidence', () => {
     );
   });
 
-  it('a receipt time that is no date or outside 1970–9999 becomes unknown; the publication stays valid', async () => {
+  it('a receipt time the wire cannot carry (no date, the epoch itself, past 9999) becomes unknown; the scan publishes', async () => {
     const store = new MemoryStore();
-    new SyntheticRepository(store, ROOT).segments(1, 1, 8, at(0));
-    const odd = [new Date(Number.NaN), new Date(Date.UTC(1960, 0, 1)), new Date(Date.UTC(12000, 0, 1))];
+    // Every segment its own range, so each odd receipt time would be a range's latest on the wire.
+    new SyntheticRepository(store, ROOT).segments(1, 1, 9, at(0), { missing: [2, 4, 6, 8] });
+    const odd = [new Date(Number.NaN), new Date(0), new Date(Date.UTC(12000, 0, 1)), new Date('0001-01-01T00:00:00Z')];
     const driver: StoreDriver = {
       listPage: async (r) => {
         const page = await store.listPage(r);
@@ -285,8 +286,10 @@ describe('WAL evidence', () => {
     };
     const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
     const e = await scanScope({ server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
-    assert.equal(e.objectCount, 8);
-    assert.deepEqual(pub.complete(e, { startedAt: at(20), finishedAt: at(21), pages: 1, objects: 8 }).violations, []);
+    assert.equal(e.objectCount, 5);
+    assert.deepEqual(e.ranges.map((r) => r.latest_receipt_at), [null, null, null, null, at(8).toISOString()]);
+    const p = pub.complete(e, { startedAt: at(20), finishedAt: at(21), pages: 1, objects: 5 });
+    assert.deepEqual([p.violations, p.generation, p.snapshot.stale], [[], 1, false]);
   });
 
   it('parallel key ranges give exactly the evidence of one sequential listing, seams included', async () => {

@@ -11,7 +11,7 @@ import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
-import { Publisher, type Publication } from './publisher.ts';
+import { Publisher, revisionBase, type Publication } from './publisher.ts';
 import { Refresher } from './refresher.ts';
 
 const ROOT = 'p/pg-main/';
@@ -32,6 +32,8 @@ function newPublisher(expectations: ConstructorParameters<typeof Publisher>[1] =
     { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' },
     expectations,
     freshnessMs,
+    // Revisions counted from 0 here, so each transition's advance reads plainly.
+    { revisionBase: 0 },
   );
 }
 
@@ -81,6 +83,43 @@ describe('publication transitions', () => {
     const g2 = valid(pub.complete(await scanWith(store, pub), attempt(30)));
     assert.deepEqual([g2.revision, g2.generation, g2.snapshot.stale], [3, 2, false]);
     assert.deepEqual(g2.walGaps.map((g) => [g.first_observed_generation, g.last_observed_generation]), [[1, 2]]);
+  });
+
+  it('a scan whose publication fails validation is a failed attempt: the valid generation stays and is served', async () => {
+    const pub = newPublisher();
+    const g1 = valid(pub.complete(await scanWith(repository(), pub), attempt(10)));
+    const e = await scanWith(repository(), pub);
+    // A receipt time the wire's schema refuses, reaching the publisher however it got there.
+    const bad = { ...e, ranges: e.ranges.map((r) => ({ ...r, latest_receipt_at: '1970-01-01T00:00:00.000Z' })) };
+    const p = valid(pub.complete(bad, attempt(20)));
+    assert.deepEqual([p.revision, p.generation, p.snapshot.stale, p.snapshot.reason.code, p.snapshot.inventory.last_failure_category], [2, 1, true, 'refresh-invalid-publication', 'incompatible_format']);
+    assert.deepEqual([p.walRanges, p.backups, p.snapshot.started_at], [g1.walRanges, g1.backups, g1.snapshot.started_at]);
+    assert.notEqual(pub.evidence, bad, 'the pages would show the refused scan');
+    // The next clean scan publishes generation 2 as usual.
+    assert.deepEqual([valid(pub.complete(await scanWith(repository(), pub), attempt(30))).generation], [2]);
+  });
+
+  it('one (revision, evidence_generation) never names two bodies across restarts', async () => {
+    // Two processes of one destination, the second started a second later: same repository,
+    // same scan, different content (a gap filled in between).
+    const identity = { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a' as const, fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' };
+    const expectations = { policyText: null, policy: null, minimumRedundancy: null };
+    const first = new Publisher(identity, expectations, 900_000, { revisionBase: revisionBase(Date.parse('2026-11-23T10:00:00Z')) });
+    const firstBodies = [first.current, first.complete(await scanWith(repository([6]), first), attempt(10)), first.fail('throttled', attempt(11))];
+    const second = new Publisher(identity, expectations, 900_000, { revisionBase: revisionBase(Date.parse('2026-11-23T10:00:01Z')) });
+    const secondBodies = [second.current, second.complete(await scanWith(repository([]), second), attempt(12))];
+    const seen = new Map(firstBodies.map((p) => [`${p.revision}/${p.generation}`, p.snapshotJson]));
+    for (const p of secondBodies) {
+      const earlier = seen.get(`${p.revision}/${p.generation}`);
+      assert.ok(earlier === undefined || earlier === p.snapshotJson, 'a pair named two bodies');
+    }
+    assert.ok(Math.min(...secondBodies.map((p) => p.revision)) > Math.max(...firstBodies.map((p) => p.revision)));
+    // The default base is drawn from the clock and 20 random bits: two processes started in the
+    // same second still differ (with probability 1 - 2^-20), and every value is an exact integer.
+    const bases = Array.from({ length: 8 }, () => revisionBase(Date.parse('2026-11-23T10:00:00Z')));
+    assert.ok(new Set(bases).size > 1);
+    for (const b of bases) assert.ok(Number.isSafeInteger(b) && b >= Math.floor(Date.parse('2026-11-23T10:00:00Z') / 1000) * 2 ** 20);
+    assert.ok(new Publisher(identity, expectations, 900_000).current.revision > 2 ** 50);
   });
 
   it('a failure before any complete scan is generation 0, incomplete', () => {

@@ -6,9 +6,16 @@
  * A failed or truncated attempt keeps the previous complete generation, sets `stale`, and makes
  * every current state `unknown` with a typed `refresh-<category>` reason.
  *
- * Every publication is validated by the one wire validator before it is returned; a publication
- * that fails carries its violations, and the surfaces answer 500 `invalid-publication` for it.
+ * Every publication is validated by the one wire validator before it is returned. A scan whose
+ * publication fails validation is a failed attempt like any other (`refresh-invalid-publication`,
+ * category `incompatible_format`): the previous generation stays and is served. A publication that
+ * still fails carries its violations, and the surfaces answer 500 `invalid-publication` for it.
+ *
+ * Revisions start from a base drawn at construction (D-59): the whole seconds of the clock times
+ * 2^20 plus 20 random bits, so a restarted process never names a different body with a pair
+ * `(revision, evidence_generation)` an earlier process of the same destination already used.
  */
+import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
 import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type StateReason } from '../contract/primitives.ts';
@@ -59,6 +66,15 @@ export function refreshReason(category: FailureCategory): Reason {
 }
 
 const STALE = reason('evidence-stale', 'Evidence is older than the freshness threshold.');
+const INVALID = reason('refresh-invalid-publication', 'The latest scan produced evidence that failed validation; earlier evidence, if any, is retained.');
+
+/** Revisions a process may use per second of its life before it could meet a later process's range. */
+const REVISIONS_PER_SECOND = 2 ** 20;
+
+/** D-59: seconds since the epoch times 2^20, plus 20 random bits (below 2^53 until the year 2242). */
+export function revisionBase(nowMs: number = Date.now()): number {
+  return Math.floor(nowMs / 1000) * REVISIONS_PER_SECOND + randomInt(REVISIONS_PER_SECOND);
+}
 const NO_SCAN = reason('no-completed-scan', 'No scan has completed yet.');
 
 /** The summary before any complete scan: no evidence, but the configured expectations as they are. */
@@ -116,11 +132,11 @@ export class Publisher {
   #completeSnapshot: RepositoryEvidenceSnapshot | null = null;
   #completeEvidence: ScopeEvidence | null = null;
 
-  constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number) {
+  constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number, options: { readonly revisionBase?: number } = {}) {
     this.#identity = identity;
     this.#expectations = expectations;
     this.#freshnessMs = freshnessMs;
-    this.#current = this.#publish(this.#initial(), [], [], [], []);
+    this.#current = this.#publish({ ...this.#initial(), revision: options.revisionBase ?? revisionBase() }, [], [], [], []);
   }
 
   get current(): Publication {
@@ -251,17 +267,23 @@ export class Publisher {
         },
       },
     };
+    const candidate = this.#publish(snapshot, backups, ranges, gaps, paths);
+    // Evidence the wire cannot carry never replaces evidence it could: a failed attempt instead.
+    if (candidate.violations.length > 0) return this.#failed('incompatible_format', INVALID, attempt, { ranges: false, diagnostics: false });
     this.#completeSnapshot = snapshot;
     this.#completeEvidence = e;
     this.#gapMemory = e.gapMemory;
-    this.#current = this.#publish(snapshot, backups, ranges, gaps, paths);
+    this.#current = candidate;
     return this.#current;
   }
 
   /** Publishes a failed attempt: the previous generation is kept, stale, with states unknown. */
   fail(category: FailureCategory, attempt: Attempt, truncated: { ranges: boolean; diagnostics: boolean } = { ranges: false, diagnostics: false }): Publication {
+    return this.#failed(category, refreshReason(category), attempt, truncated);
+  }
+
+  #failed(category: FailureCategory, r: Reason, attempt: Attempt, truncated: { ranges: boolean; diagnostics: boolean }): Publication {
     const prev = this.#current;
-    const r = refreshReason(category);
     const base = this.#completeSnapshot ?? { ...this.#initial(), completeness: 'incomplete' as const };
     const failed = withoutCurrentStates(base, r);
     const snapshot: RepositoryEvidenceSnapshot = {

@@ -8,6 +8,7 @@
  * Every scope listing passes through here, so these are the one place such store answers are judged.
  */
 import { StoreError } from '../common/errors.ts';
+import { TIMESTAMP_PATTERN } from '../contract/primitives.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
 
 export function confine(driver: StoreDriver, root: string): StoreDriver {
@@ -43,12 +44,18 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
 }
 
 const LAST_WIRE_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const WIRE_TIMESTAMP = new RegExp(TIMESTAMP_PATTERN);
 
-/** Null, or a date from 1970 to 9999 (RFC 3339 timestamps on the wire, D-04). */
+/**
+ * Null, or a time the wire's timestamp schema accepts (D-04): not the epoch itself, nor any other
+ * "zero" time, nor a year beyond four digits. The fast test covers every ordinary receipt time;
+ * the schema's own pattern decides the rest.
+ */
 function receiptTimeUsable(d: Date | null): boolean {
   if (d === null) return true;
   const t = d.getTime();
-  return Number.isFinite(t) && t >= 0 && t <= LAST_WIRE_INSTANT;
+  if (t > 0 && t <= LAST_WIRE_INSTANT) return true;
+  return Number.isFinite(t) && t <= LAST_WIRE_INSTANT && WIRE_TIMESTAMP.test(d.toISOString());
 }
 
 /** The root every request of one scope stays under: `<prefix>/<server>/`, or `<server>/` for an empty prefix. */
