@@ -203,7 +203,10 @@ export interface AnsweringHandlers {
   readonly request: (req: IncomingMessage, res: ServerResponse) => void;
   /** Answers a request the HTTP parser refused: nothing of it is known, not even its method. */
   readonly refused: (res: ServerResponse, error: NodeJS.ErrnoException) => void;
-  /** How long a connection answered outside Node's request cycle may wait for the client to close it. */
+  /**
+   * How long a connection answered outside Node's request cycle (a CONNECT, a refusal) may stay
+   * open once its answer starts: the client is expected to close it, and is not waited for longer.
+   */
   readonly lingerMs: number;
 }
 
@@ -237,12 +240,16 @@ export function createAnsweringServer(options: ServerOptions, h: AnsweringHandle
     h.request(req, res);
   };
 
-  /** One answer on a socket Node let go of or gave up on, through a ServerResponse like any other; then the connection closes. */
+  /**
+   * One answer on a socket Node let go of (CONNECT) or gave up on (a refusal), written through a
+   * ServerResponse like any other; then the connection closes.
+   */
   const answerOn = (socket: Duplex, req: IncomingMessage, write: (res: ServerResponse) => void): void => {
     // The parser may report the same connection again (more bytes, its end, a timeout).
     if (answered.has(socket)) return;
     answered.add(socket);
-    // Node has removed its own error listener from a socket it let go of; a client that goes away must not take the process with it.
+    // Node has removed its own error listener from a socket it let go of: a client that goes
+    // away must not take the process with it.
     socket.on('error', () => socket.destroy());
     const answer = (): void => {
       if (!socket.writable) {
@@ -266,7 +273,7 @@ export function createAnsweringServer(options: ServerOptions, h: AnsweringHandle
   server.on('checkContinue', request);
   server.on('checkExpectation', request);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    // Nothing after the CONNECT is read as HTTP any more: discard it, so the client's close is seen.
+    // Nothing after a CONNECT is read as HTTP any more: discard it, so the client's close is seen.
     socket.resume();
     answerOn(socket, req, (res) => h.request(req, res));
   });
@@ -297,7 +304,10 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     const q = raw.indexOf('?');
     const path = q === -1 ? raw : raw.slice(0, q);
     const search = q === -1 ? '' : raw.slice(q + 1);
-    const route = ROUTES.has(path) ? path : 'unknown';
+    // A CONNECT names an authority (host:port), never a resource: it has no route, and what is
+    // wrong with it is its method (405, after authentication like everything else).
+    const connect = req.method === 'CONNECT';
+    const route = ROUTES.has(path) && !connect ? path : 'unknown';
     inFlight += 1;
     let released = false;
     const release = () => {
@@ -316,9 +326,7 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     try {
       if (inFlight > maxInFlight) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
       else if (!authenticated(req, expected)) outcome = fail('unauthenticated');
-      // A CONNECT names an authority (host:port), never a resource: there is no route to look
-      // up, and what is wrong with it is its method.
-      else if (route === 'unknown' && req.method !== 'CONNECT') outcome = fail('not-found');
+      else if (route === 'unknown' && !connect) outcome = fail('not-found');
       else if (req.method !== 'GET') outcome = fail('method-not-allowed', null, { Allow: 'GET' });
       else outcome = handle(path, search, o, cursors);
     } catch {
