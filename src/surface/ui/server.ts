@@ -1,14 +1,17 @@
 /**
  * The standalone web server: exactly `GET /`, `GET /wals`, `GET /healthz`, `GET /readyz` on TCP,
  * unauthenticated, rendering only from the last publications (no store I/O in a request). Other
- * paths are 404, other methods 405 (D-47). Pages carry `no-store`, a Content-Security-Policy that
- * allows only the one stylesheet (by hash) and no script or framing, `nosniff` and
- * `no-referrer`. Request logs name the route only.
+ * paths are 404, other methods (CONNECT too) 405 (D-47), and what the HTTP parser refuses is 400.
+ * Every answer, these included, carries `no-store`, a Content-Security-Policy that allows only
+ * the one stylesheet (by hash) and no script or framing, `nosniff` and `no-referrer`: the server
+ * is built by `createAnsweringServer`, so Node's HTTP layer never answers by itself. Request logs
+ * name the route only.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log.ts';
 import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
+import { createAnsweringServer } from '../api/evidence-api.ts';
 import { html } from './html.ts';
 import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type PageContext, type ScopeView } from './pages.ts';
 
@@ -44,44 +47,59 @@ function identityOf(value: string | string[] | undefined): string | null {
   return clean === '' ? null : clean.slice(0, IDENTITY_MAX);
 }
 
+const TEXT = 'text/plain; charset=utf-8';
+
 function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, { ...PAGE_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
   res.end(body);
 }
 
+const sendNotAllowed = (res: ServerResponse): void => send(res, 405, TEXT, 'Only GET is allowed.\n', { Allow: 'GET' });
+
 export function createStandaloneServer(o: StandaloneServerOptions): Server {
-  const server = createServer(
+  const durationMs = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e6;
+  return createAnsweringServer(
     { maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes, headersTimeout: SERVER_TIMEOUTS.readHeaderMs, requestTimeout: SERVER_TIMEOUTS.readMs, keepAliveTimeout: SERVER_TIMEOUTS.idleMs, connectionsCheckingInterval: 1_000 },
-    (req, res) => {
-      const started = process.hrtime.bigint();
-      res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
-      let route = 'unknown';
-      let status: number;
-      try {
-        ({ route, status } = respond(req, res, o));
-      } catch {
-        // A page that cannot be rendered is this request's failure, never the server's.
-        status = 500;
-        if (res.headersSent) res.destroy();
-        else send(res, status, 'text/plain; charset=utf-8', 'The page could not be rendered.\n');
-      }
-      req.resume();
-      o.logger.info({ route, status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    {
+      request: (req, res) => {
+        const started = process.hrtime.bigint();
+        res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
+        let route = 'unknown';
+        let status: number;
+        try {
+          ({ route, status } = respond(req, res, o));
+        } catch {
+          // A page that cannot be rendered is this request's failure, never the server's.
+          status = 500;
+          if (res.headersSent) res.destroy();
+          else send(res, status, TEXT, 'The page could not be rendered.\n');
+        }
+        req.resume();
+        o.logger.info({ route, status, duration_ms: durationMs(started) }, 'request');
+      },
+      // A request the HTTP parser refused: nothing of it is known, so it names no route.
+      refused: (res, error) => {
+        const started = process.hrtime.bigint();
+        send(res, 400, TEXT, 'Bad request.\n');
+        o.logger.info({ route: 'unknown', status: 400, duration_ms: durationMs(started), error_code: typeof error.code === 'string' ? error.code : null }, 'malformed request');
+      },
+      lingerMs: SERVER_TIMEOUTS.writeMs,
     },
   );
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    else socket.destroy();
-  });
-  return server;
 }
 
 /** Answers one request; returns the route name to log and the status sent. */
 function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerOptions): { route: string; status: number } {
+  // A CONNECT names an authority (host:port), never a page: it has no route, and what is wrong
+  // with it is its method.
+  if (req.method === 'CONNECT') {
+    sendNotAllowed(res);
+    return { route: 'unknown', status: 405 };
+  }
   // A request target the URL parser refuses (`//`, `//x:99999`) is the client's error.
   const target = req.url ?? '/';
   if (!URL.canParse(target, 'http://standalone')) {
-    send(res, 400, 'text/plain; charset=utf-8', 'Bad request target.\n');
+    send(res, 400, TEXT, 'Bad request target.\n');
     return { route: 'unknown', status: 400 };
   }
   const url = new URL(target, 'http://standalone');
@@ -99,7 +117,7 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     send(res, status, 'text/html; charset=utf-8', layout('Not found', ctx(), html`<section><h2>Not found</h2><p>This server has <a href="/">the inventory</a> and <a href="/wals">the WAL browser</a>.</p></section>`));
   } else if (req.method !== 'GET') {
     status = 405;
-    send(res, status, 'text/plain; charset=utf-8', 'Only GET is allowed.\n', { Allow: 'GET' });
+    sendNotAllowed(res);
   } else if (route === '/healthz') {
     status = 200;
     send(res, status, 'application/json', serialize('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }));
