@@ -74,6 +74,11 @@ export interface ScopeEvidence {
   readonly systemIds: ReadonlySet<string>;
   readonly rangesTruncated: boolean;
   readonly diagnosticsTruncated: boolean;
+  /**
+   * Objects under the destination that belong to no scope, when the caller counted them
+   * (standalone discovery); absent, the scope's own confined listings saw none (D-56).
+   */
+  readonly unscopedObjects?: number | null;
   /** No backup directory and no object under `wals/`: nothing Barman writes is at this location. */
   readonly empty: boolean;
   /** Objects named as WAL segments whose size no segment can have (counted as unknown). */

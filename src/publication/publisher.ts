@@ -242,7 +242,7 @@ export class Publisher {
         known: true,
         object_count: e.objectCount,
         stored_bytes: e.storedBytes,
-        unscoped_object_count: 0,
+        unscoped_object_count: e.unscopedObjects === undefined ? 0 : e.unscopedObjects,
         pages_examined: attempt.pages,
         objects_examined: attempt.objects,
         last_failure_category: null,

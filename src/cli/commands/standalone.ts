@@ -18,7 +18,7 @@ import { Refresher } from '../../publication/refresher.ts';
 import { confine, scopeRoot } from '../../store/confined.ts';
 import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';
-import type { ScopeView } from '../../surface/ui/pages.ts';
+import type { DestinationFacts, ScopeView } from '../../surface/ui/pages.ts';
 import { scopeView } from '../../surface/ui/scope-view.ts';
 import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
@@ -40,6 +40,9 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const fingerprint = destinationFingerprint(destination, demo ? null : config.endpointUrl);
   const views = new Map<string, ScopeView>();
   const refreshers: Refresher[] = [];
+  // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
+  const discovering = !demo && config.serverNames === null;
+  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null };
 
   const addScope = (server: string) => {
     const root = scopeRoot(destination.prefix, server);
@@ -55,7 +58,10 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
       budget: { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects },
       intervalMs: config.refreshIntervalSeconds * 1000,
       scanTimeoutMs: config.scan.timeoutSeconds * 1000,
-      scan: (signal, next, meter) => scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next }),
+      scan: async (signal, next, meter) => {
+        const evidence = await scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next });
+        return discovering ? { ...evidence, unscopedObjects: destinationFacts.unscopedObjects } : evidence;
+      },
       onPublish: (p) => {
         // The scan behind the published generation: a failed or truncated attempt is never shown.
         views.set(server, scopeView(server, p, publisher.evidence));
@@ -70,9 +76,13 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   let discovery: NodeJS.Timeout | null = null;
   const discover = async () => {
     try {
-      const names = await discoverServers(driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
-      for (const n of names) if (!views.has(n)) addScope(n);
+      const found = await discoverServers(driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
+      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat };
+      if (found.foreignFormat !== null) log.warn({ failure_category: 'incompatible_format' }, 'the destination holds another repository format');
+      for (const n of found.servers) if (!views.has(n)) addScope(n);
     } catch (error) {
+      // A count that can no longer be confirmed is unknown, never the last number seen.
+      destinationFacts = { ...destinationFacts, unscopedObjects: null };
       log.warn({ failure_category: categoryOf(error) }, 'discovery failed');
     }
     if (!stop.aborted) {
@@ -89,6 +99,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
 
   const server = createStandaloneServer({
     scopes: () => [...views.values()].sort((a, b) => (a.server < b.server ? -1 : 1)),
+    ...(discovering ? { destination: () => destinationFacts } : {}),
     ready: () => reachability.ready(),
     trustedUserHeader: config.trustedUserHeader,
     retentionPolicy: config.retention.policyText,

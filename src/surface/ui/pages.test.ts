@@ -50,11 +50,71 @@ describe('inventory page bounds', () => {
     const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
-    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
     assert.equal(page.match(/class="gap-/g)?.length, PAGE_BOUNDS.gaps);
     assert.equal(page.match(/class="range"/g)?.length, 1, 'one bar for a lane with more ranges than the picture can show');
     assert.match(page, /Not drawn: 1999 later gaps/);
     assert.match(page, /The 50 newest of 60 paths\./);
     assert.equal(page.match(/<tr><td><code>20260101T0000/g)?.length, 50 + 60, '50 paths and the 60-row backup catalog');
+  });
+});
+
+describe('what the inventory page says of the evidence', () => {
+  const T = new Date('2026-11-21T10:00:00Z');
+  const minute = (n: number) => new Date(T.getTime() + n * 60_000);
+  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' };
+  async function scanned(build: (repo: SyntheticRepository, store: MemoryStore) => void) {
+    const store = new MemoryStore();
+    build(new SyntheticRepository(store, 'pg/srv/'), store);
+    const publisher = new Publisher(identity, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const e = await scanScope({ server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    return { publisher, e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
+  }
+  const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+  // A keep:standalone backup at 4–5, the hole retention leaves up to the next backup at 10, then a lost segment at 14.
+  const repository = (repo: SyntheticRepository) => {
+    repo.segments(1, 4, 5, minute(4));
+    repo.segments(1, 10, 20, minute(10), { missing: [14] });
+    repo.backup({ id: '20261121T100400', timeline: 1, beginPosition: 4, endPosition: 5, beginTime: minute(4), endTime: minute(5), keep: 'standalone' });
+    repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: minute(10), endTime: minute(11) });
+  };
+
+  it('a hole with the retention shape is drawn and listed as expected; a lost segment is not', async () => {
+    const { e, p } = await scanned(repository);
+    const page = render(scopeView('srv', p, e));
+    assert.equal(page.match(/class="gap-retention"/g)?.length, 1);
+    assert.equal(page.match(/class="gap-candidate"/g)?.length, 1);
+    assert.match(page, /candidate gap with the shape Barman&#39;s retention leaves \(expected\): 000000010000000000000006 to 000000010000000000000009/);
+    assert.doesNotMatch(page, /class="state retained"/);
+  });
+
+  it('while the publication is stale every item is retained evidence, never a green badge', async () => {
+    const { publisher, e } = await scanned(repository);
+    const failed = publisher.fail('unavailable', { startedAt: minute(200), finishedAt: minute(201), pages: 0, objects: 0 });
+    const page = render(scopeView('srv', failed, e));
+    const items = failed.backups.length + failed.recoveryPaths.length;
+    assert.equal(page.match(/class="state retained"/g)?.length, items);
+    assert.doesNotMatch(page, /class="state healthy"/);
+    assert.match(page, /retained from generation 1/);
+  });
+
+  it('an empty location says nothing was found there; keys with control characters are not shown', async () => {
+    const { e, p } = await scanned(() => undefined);
+    assert.match(render(scopeView('srv', p, e)), /Nothing was found at this server&#39;s location/);
+    const withKey = await scanned((repo, store) => {
+      repository(repo);
+      store.put('pg/srv/wals/zqx\u0007key', 'x', minute(300));
+    });
+    const page = render(scopeView('srv', withKey.p, withKey.e));
+    assert.match(page, /a key holding control characters \(not shown\)/);
+    assert.doesNotMatch(page, /zqx/);
+  });
+
+  it('discovery facts: the objects beside the scopes, and another format recognised', async () => {
+    const { e, p } = await scanned(repository);
+    assert.match(render(scopeView('srv', p, e), { unscopedObjects: 3, foreignFormat: null }), /belong to no server scope: 3\./);
+    const foreign = render(scopeView('srv', p, e), { unscopedObjects: null, foreignFormat: 'stanza-repository' });
+    assert.match(foreign, /looks like a pgBackRest repository \(REPOSITORY_FORMAT=stanza-repository\)/);
+    assert.match(foreign, /belong to no server scope: <span class="muted">unknown<\/span>/);
   });
 });

@@ -3,9 +3,12 @@
  * inventory: freshness, totals, backups by kind, observed recovery coverage per timeline, a
  * timeline picture, expectations, recent objects) and `/wals` (the compact WAL evidence with
  * filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
+ * While a publication is stale or holds no complete generation, every item's state is shown as
+ * retained historical evidence, never as current health (the wire keeps the item states).
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
+import type { ForeignFormat } from '../../evidence/discovery.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { html, raw, type Raw } from './html.ts';
@@ -19,10 +22,26 @@ export interface ScopeView {
   readonly histories: readonly { readonly timeline: number; readonly status: string }[];
   /** Where each timeline forked from its parent, for the picture. */
   readonly forks: readonly { readonly timeline: number; readonly parent: number; readonly position: number }[];
+  /** Gaps (by `gapKey`) with exactly the shape Barman's retention leaves. */
+  readonly retentionGaps: ReadonlySet<string>;
+  /** The last complete scan found no backup directory and no WAL at the scope's location. */
+  readonly empty: boolean;
+}
+
+/** The key a gap's class is found by: one gap per timeline and start position. */
+export const gapKey = (g: { readonly timeline: number; readonly start_position: number }) => `${g.timeline}:${g.start_position}`;
+
+/** What discovery found at the destination beside the server scopes. */
+export interface DestinationFacts {
+  /** Objects that belong to no scope; null while unknown. */
+  readonly unscopedObjects: number | null;
+  readonly foreignFormat: ForeignFormat | null;
 }
 
 export interface PageContext {
   readonly scopes: readonly ScopeView[];
+  /** Null with a configured list of servers: nothing beside them is looked at. */
+  readonly destination: DestinationFacts | null;
   readonly identity: string | null;
   readonly retentionPolicy: string | null;
   readonly minimumRedundancy: number | null;
@@ -40,15 +59,23 @@ th{background:#f0f2f5;font-weight:600}code{font:12px ui-monospace,monospace}
 .state{font-weight:600;padding:1px 6px;border-radius:3px;border:1px solid}
 .healthy{color:#145a32;border-color:#145a32}.warning{color:#7a4d00;border-color:#7a4d00}
 .unhealthy{color:#8b0000;border-color:#8b0000}.unknown{color:#444;border-color:#888;border-style:dashed}
+.retained{color:#5b6470;border-color:#9aa1ab;border-style:dotted;font-weight:400}.notice{border-color:#7a4d00;background:#fff8eb}
 .muted{color:#5b6470}.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
 form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;flex-direction:column;font-size:12px}
 .error{border-color:#8b0000}svg text{font:11px system-ui,sans-serif}
 .lane{fill:#f0f2f5}.range{fill:#2f6f9f}.gap-confirmed{fill:url(#hatch);stroke:#8b0000}.gap-candidate{fill:#fff;stroke:#7a4d00;stroke-dasharray:3 2}
+.gap-retention{fill:#e4e7eb;stroke:#5b6470;stroke-dasharray:1 2}
 .backup{fill:#1b1f24}.fork{stroke:#555;stroke-dasharray:2 2}.frontier{stroke:#145a32;stroke-width:2}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
 const state = (s: string) => html`<span class="state ${s}">${s}</span>`;
+/** An item's state; while the publication is stale or incomplete it is retained evidence, not current health. */
+const itemState = (s: string, retained: boolean) => (retained ? html`<span class="state retained" title="retained historical evidence, not current health">${s} (retained)</span>` : state(s));
+/** Stale, or no complete generation: what the page lists is historical evidence. */
+const retainedOf = (v: ScopeView) => v.publication.snapshot.stale || v.publication.snapshot.completeness !== 'complete';
+const isRetentionGap = (v: ScopeView, g: WalGapItem) => v.retentionGaps.has(gapKey(g));
+const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.status} gap with the shape Barman's retention leaves (expected)` : `${g.status} gap`);
 const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
 const count = (n: number | null) => (n === null ? html`<span class="muted">unknown</span>` : html`${n.toLocaleString('en-US')}`);
 
@@ -118,19 +145,19 @@ function picture(v: ScopeView): Raw {
 <defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#8b0000"/></pattern></defs>
 ${timelines.map((t) => html`<rect class="lane" x="${left}" y="${y(t)}" width="${W - left - 10}" height="22"/><text x="4" y="${y(t) + 15}">timeline ${t}</text>`)}
 ${bars.map((r) => html`<rect class="range" x="${x(r.start_position)}" y="${y(r.timeline) + 4}" width="${Math.max(1.5, x(r.end_position + 1) - x(r.start_position))}" height="14"><title>segments ${r.first_wal} to ${r.last_wal} (${r.segment_count})</title></rect>`)}
-${gaps.map((g) => html`<rect class="gap-${g.status}" x="${x(g.start_position)}" y="${y(g.timeline) + 1}" width="${Math.max(3, x(g.end_position + 1) - x(g.start_position))}" height="20"><title>${g.status} gap: ${g.first_wal} to ${g.last_wal} (${g.segment_count} missing)</title></rect><text x="${x(g.start_position)}" y="${y(g.timeline) + 32}">${g.status === 'confirmed' ? 'gap' : 'gap?'}</text>`)}
+${gaps.map((g) => html`<rect class="${isRetentionGap(v, g) ? 'gap-retention' : `gap-${g.status}`}" x="${x(g.start_position)}" y="${y(g.timeline) + 1}" width="${Math.max(3, x(g.end_position + 1) - x(g.start_position))}" height="20"><title>${gapLabel(v, g)}: ${g.first_wal} to ${g.last_wal} (${g.segment_count} missing)</title></rect><text x="${x(g.start_position)}" y="${y(g.timeline) + 32}">${isRetentionGap(v, g) ? 'retention' : g.status === 'confirmed' ? 'gap' : 'gap?'}</text>`)}
 ${v.forks.filter((f) => lanes.has(f.timeline) && lanes.has(f.parent)).map((f) => html`<line class="fork" x1="${x(f.position)}" y1="${y(f.parent) + 11}" x2="${x(f.position)}" y2="${y(f.timeline) + 11}"><title>timeline ${f.timeline} forks from ${f.parent}</title></line>`)}
 ${p.backups.flatMap((b) => {
     const pos = begins.get(b.backup_id);
     if (pos === undefined || b.timeline === null || !lanes.has(b.timeline)) return [];
-    return [html`<path class="backup" d="M${x(pos)} ${y(b.timeline) + 1} l5 -8 h-10 z"><title>backup ${b.backup_id} (${b.state})</title></path>`];
+    return [html`<path class="backup" d="M${x(pos)} ${y(b.timeline) + 1} l5 -8 h-10 z"><title>backup ${b.backup_id} (${b.state}${retainedOf(v) ? ', retained' : ''})</title></path>`];
   })}
 ${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_position + 1)}" y1="${y(newest.timeline) - 2}" x2="${x(newest.end_position + 1)}" y2="${y(newest.timeline) + 24}"><title>frontier: ${newest.last_wal}</title></line><text x="${Math.min(W - 60, x(newest.end_position + 1) + 3)}" y="${y(newest.timeline) + 33}">frontier</text>`}
 </svg>
-<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
+<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape Barman's retention leaves before keep:standalone backups ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
 }
 
-function coverage(paths: readonly RecoveryPathItem[]): Raw {
+function coverage(paths: readonly RecoveryPathItem[], retained: boolean): Raw {
   if (paths.length === 0) return html`<p class="muted">No completed backup, so no recovery path.</p>`;
   const byTarget = new Map<number, RecoveryPathItem[]>();
   for (const r of paths) {
@@ -147,19 +174,19 @@ function coverage(paths: readonly RecoveryPathItem[]): Raw {
     const rows = list.slice(-PAGE_BOUNDS.pathsPerTarget);
     return html`<h3>Observed recovery coverage to timeline ${t}</h3>${list.length > rows.length ? html`<p class="muted">The ${rows.length} newest of ${list.length} paths.</p>` : ''}
 <table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${state(r.state)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
+${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${itemState(r.state, retained)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
 </tbody></table>`;
   })}`;
 }
 
-function backups(items: readonly BackupItem[]): Raw {
+function backups(items: readonly BackupItem[], retained: boolean): Raw {
   if (items.length === 0) return html`<p class="muted">No backup directory.</p>`;
   const kinds = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'] as const;
   return html`${kinds.map((k) => {
     const rows = items.filter((b) => backupKind(b) === k);
     return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
 <table><thead><tr><th>backup</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${state(b.state)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
 </tbody></table>`;
   })}`;
 }
@@ -169,8 +196,11 @@ function scopeSection(v: ScopeView, ctx: PageContext): Raw {
   const ac = s.details.archive_cloud;
   const limits = [ac.ranges_truncated ? 'WAL ranges' : '', ac.diagnostics_truncated ? 'diagnostics' : '', s.inventory.last_failure_category === 'safety_limit' ? 'scan budget' : ''].filter(Boolean);
   const usable = ac.structurally_usable_backups;
+  const retained = retainedOf(v);
   return html`<section aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
 <p>${s.reason.message}</p>
+${retained && s.evidence_generation > 0 ? html`<p class="notice">The evidence below is retained from generation ${s.evidence_generation}, completed ${when(s.completed_at)}: it is historical, not current health. Every item is marked "retained".</p>` : ''}
+${v.empty ? html`<p class="notice">Nothing was found at this server's location: no backup directory and no WAL. Check DESTINATION_PATH and the server name.</p>` : ''}
 <div class="facts">
 <span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
 <span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
@@ -184,16 +214,25 @@ function scopeSection(v: ScopeView, ctx: PageContext): Raw {
 <span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(ac.retention.state)}</span>
 </div>
 <h3>Timelines and WAL</h3>${picture(v)}
-<h3>Backups</h3>${backups(v.publication.backups)}
-${coverage(v.publication.recoveryPaths)}
+<h3>Backups</h3>${backups(v.publication.backups, retained)}
+${coverage(v.publication.recoveryPaths, retained)}
 <h3>Recently received objects</h3>
-${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<table><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td><code>${o.key}</code></td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
+${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<table><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
 </section>`;
+}
+
+/** The other formats the destination can be recognised as, by their REPOSITORY_FORMAT value (D-60). */
+const FOREIGN_FORMATS: Record<ForeignFormat, string> = { 'stanza-repository': 'a pgBackRest repository (REPOSITORY_FORMAT=stanza-repository), not archive-cloud' };
+
+function destinationNotes(d: DestinationFacts | null): Raw {
+  if (d === null) return html``;
+  return html`${d.foreignFormat === null ? '' : html`<p class="notice">The destination looks like ${FOREIGN_FORMATS[d.foreignFormat]} (incompatible_format): its <code>archive/</code> and <code>backup/</code> areas are not read as servers.</p>`}
+<p>Objects under the destination that belong to no server scope: ${count(d.unscopedObjects)}.</p>`;
 }
 
 export function inventoryPage(ctx: PageContext): string {
   const body = html`<section><h2>Repository</h2><p>${ctx.scopes.length} server scope${ctx.scopes.length === 1 ? '' : 's'}: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.
-Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p></section>
+Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination)}</section>
 ${ctx.scopes.map((v) => scopeSection(v, ctx))}`;
   return layout('Inventory', ctx, body);
 }
@@ -260,7 +299,7 @@ function walRows(v: ScopeView, f: WalFilter): WalRow[] {
     for (const { r, gap } of runs) {
       if (!onTimeline(r.timeline) || !inRange(r.first_wal, r.last_wal)) continue;
       // A missing run is one row however long it is.
-      const what = gap ? html`<strong>missing</strong> ${r.segment_count} segment${r.segment_count === 1 ? '' : 's'} (${(r as WalGapItem).status} gap)` : html`${r.segment_count} archived segment${r.segment_count === 1 ? '' : 's'}`;
+      const what = gap ? html`<strong>missing</strong> ${r.segment_count} segment${r.segment_count === 1 ? '' : 's'} (${gapLabel(v, r as WalGapItem)})` : html`${r.segment_count} archived segment${r.segment_count === 1 ? '' : 's'}`;
       rows.push({ server: v.server, timeline: r.timeline, first: r.first_wal, last: r.last_wal, what });
     }
   }

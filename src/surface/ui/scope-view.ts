@@ -1,15 +1,16 @@
 /**
  * What the standalone pages show of one scope: its publication plus the operator-only facts of the
- * last complete scan (recent objects, `.partial` segments, history files, timeline forks), which
- * never travel on the wire.
+ * last complete scan (recent objects, `.partial` segments, history files, timeline forks, which
+ * gaps have the shape Barman's retention leaves, whether the location was empty), which never
+ * travel on the wire.
  */
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry, positionOfLsn } from '../../postgres/wal.ts';
 import type { Publication } from '../../publication/publisher.ts';
-import type { ScopeView } from './pages.ts';
+import { gapKey, type ScopeView } from './pages.ts';
 
 export function scopeView(server: string, publication: Publication, evidence: ScopeEvidence | null): ScopeView {
-  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [] };
+  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false };
   const g = evidence.geometry ?? geometry(DEFAULT_SEGMENT_SIZE);
   const forks = evidence.graph.timelines.flatMap((t) => {
     const a = evidence.graph.ancestry(t);
@@ -18,5 +19,6 @@ export function scopeView(server: string, publication: Publication, evidence: Sc
     return parent?.leaveAt == null ? [] : [{ timeline: t, parent: parent.timeline, position: positionOfLsn(parent.leaveAt, g) }];
   });
   const histories = [...evidence.histories.entries()].sort(([a], [b]) => a - b).map(([timeline, h]) => ({ timeline, status: h.status === 'invalid' ? `invalid: ${h.reason}` : h.status }));
-  return { server, publication, recentObjects: evidence.recentObjects, partials: evidence.partials, histories, forks };
+  const retentionGaps = new Set(evidence.gaps.flatMap((g, i) => (evidence.gapClasses[i] === 'retention-expected' ? [gapKey(g)] : [])));
+  return { server, publication, recentObjects: evidence.recentObjects, partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty };
 }

@@ -13,10 +13,12 @@ import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { createAnsweringServer } from '../api/evidence-api.ts';
 import { html } from './html.ts';
-import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type PageContext, type ScopeView } from './pages.ts';
+import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type DestinationFacts, type PageContext, type ScopeView } from './pages.ts';
 
 export interface StandaloneServerOptions {
   readonly scopes: () => readonly ScopeView[];
+  /** What discovery found at the destination beside the scopes (absent with a configured list). */
+  readonly destination?: () => DestinationFacts;
   readonly ready: () => boolean;
   readonly trustedUserHeader: string | null;
   readonly retentionPolicy: string | null;
@@ -106,6 +108,7 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
   const route = ROUTES.has(url.pathname) ? url.pathname : 'unknown';
   const ctx = (): PageContext => ({
     scopes: o.scopes(),
+    destination: o.destination?.() ?? null,
     identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
     retentionPolicy: o.retentionPolicy,
     minimumRedundancy: o.minimumRedundancy,
