@@ -5,7 +5,8 @@
  * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
  * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
  * URL. List Blobs has no start-after, so the driver skips keys up to it itself and says so
- * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many.
+ * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many. A name XML
+ * cannot carry comes percent-encoded (`<Name Encoded="true">`); the SDK decodes it.
  */
 import { DefaultAzureCredential } from '@azure/identity';
 import { AzureLogger } from '@azure/logger';

@@ -19,6 +19,7 @@ describe('Azure failure categories', () => {
     ['HEAD 403 without a code', rest(undefined, 403), 'authorization'],
     ['connection refused', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'unavailable'],
     ['abort', Object.assign(new Error('x'), { name: 'AbortError' }), 'canceled'],
+    ['an encoded blob name that does not decode', new URIError('URI malformed'), 'incompatible_format'],
   ];
   for (const [what, error, category] of cases) it(`${what} → ${category}`, () => assert.equal(azureFailureCategory(error), category));
 

@@ -4,7 +4,8 @@
  * carry a Node `code`; aborts are `AbortError`. The ambient chain (`@azure/identity`) throws its own
  * errors, told apart by `name`: no credential in the chain was usable (`CredentialUnavailableError`,
  * or `AggregateAuthenticationError` from a chain of them), or one was refused by the identity
- * service (`AuthenticationError`). Only viewer's fixed messages leave this module.
+ * service (`AuthenticationError`). A listed name the service sent percent-encoded (`Encoded="true"`)
+ * that does not decode is a `URIError`. Only viewer's fixed messages leave this module.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -39,6 +40,8 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
   if (aborted !== null) return aborted;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
   if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return 'authentication';
+  // The SDK decodes a listed name sent `Encoded="true"` with decodeURIComponent: a malformed one throws.
+  if (e.name === 'URIError') return 'incompatible_format';
   const code = typeof e.code === 'string' ? e.code : '';
   // REQUEST_SEND_ERROR is the Azure SDK's own name for a request that never reached the service.
   const byCode = BY_CODE[code] ?? networkCategory(code) ?? (code === 'REQUEST_SEND_ERROR' ? 'unavailable' : undefined);

@@ -32,6 +32,7 @@ describe('S3 failure categories', () => {
     ['SDK timeout', Object.assign(new Error('t'), { name: 'TimeoutError' }), 'timeout'],
     ['abort', Object.assign(new Error('a'), { name: 'AbortError' }), 'canceled'],
     ['not S3 at all', Object.assign(new Error('Unexpected token <'), { name: 'SyntaxError' }), 'incompatible_format'],
+    ['a listed name that is not url encoding', new URIError('URI malformed'), 'incompatible_format'],
     ['a wrapped network error', Object.assign(new Error('x'), { name: 'Error', cause: network('EPIPE') }), 'unavailable'],
     ['anything else', 'a string was thrown', 'unavailable'],
     ['null', null, 'unavailable'],

@@ -74,8 +74,9 @@ export function s3FailureCategory(error: unknown, signal?: AbortSignal): Failure
   if (net !== undefined) return net;
   const byStatus = statusCategory(e.$metadata?.httpStatusCode);
   if (byStatus !== null) return byStatus;
-  // A reply that is not S3 at all (an HTML error page, a proxy) fails XML parsing.
-  if (name === 'SyntaxError' || /Deserialization|XML/i.test(name)) return 'incompatible_format';
+  // A reply that is not S3 at all (an HTML error page, a proxy) fails XML parsing; a listed name
+  // that is not well-formed url encoding fails decoding (listing-names.ts).
+  if (name === 'SyntaxError' || name === 'URIError' || /Deserialization|XML/i.test(name)) return 'incompatible_format';
   if (e.cause !== undefined && e.cause !== error) return s3FailureCategory(e.cause);
   return 'unavailable';
 }

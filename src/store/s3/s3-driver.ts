@@ -1,6 +1,7 @@
 /**
  * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
- * (ListObjectsV2 and GetObject only). Every setting the SDK would otherwise take from the
+ * (ListObjectsV2 and GetObject only); listings are asked for url-encoded, so that any key can be
+ * carried, and decoded in listing-names.ts. Every setting the SDK would otherwise take from the
  * environment or shared config files (region, endpoint, credentials, retries, checksums) is set
  * explicitly here, so an explicit credential mode can never fall back to ambient configuration.
  */
@@ -9,6 +10,7 @@ import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import { readCredentialFile } from '../credential-file.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
 import { toStoreError } from './classify.ts';
+import { listedName } from './listing-names.ts';
 
 export type S3Credentials =
   | { readonly mode: 'static-files'; readonly accessKeyIdFile: string; readonly secretAccessKeyFile: string; readonly sessionTokenFile: string | null }
@@ -101,14 +103,19 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
         ...(request.startAfter === undefined ? {} : { StartAfter: request.startAfter }),
         ...(request.continuationToken === undefined ? {} : { ContinuationToken: request.continuationToken }),
         MaxKeys: request.maxKeys ?? 1000,
+        // Without it one key XML cannot carry (a control character) fails the whole listing.
+        EncodingType: 'url',
       });
       try {
         const out = await client.send(command, { abortSignal: request.signal });
+        // Keys and common prefixes come back encoded; the echoed Prefix, StartAfter and Delimiter
+        // are encoded alike, but the driver never reads them (the continuation token is opaque).
+        const name = (n: string) => listedName(n, out.EncodingType);
         return {
           objects: (out.Contents ?? []).flatMap((o) =>
-            o.Key === undefined ? [] : [{ key: o.Key, size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }],
+            o.Key === undefined ? [] : [{ key: name(o.Key), size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }],
           ),
-          prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [p.Prefix])),
+          prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [name(p.Prefix)])),
           nextToken: out.IsTruncated === true && out.NextContinuationToken !== undefined ? out.NextContinuationToken : null,
         };
       } catch (error) {
