@@ -24,6 +24,7 @@ interface ScanDocument {
   wal_ranges: Record<string, any>[];
   wal_gaps: Record<string, any>[];
   recovery_paths: Record<string, any>[];
+  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[] } | null;
 }
 
 
@@ -87,14 +88,18 @@ describe('viewer scan on real barman-cloud repositories', () => {
     const compression = (id: string | undefined) => doc.backups.find((b) => b['backup_id'] === id)?.['compression'] as unknown;
     assert.deepEqual(
       [repos.facts['BACKUP_1'], repos.facts['BACKUP_2'], repos.facts['BACKUP_3'], repos.facts['FAILED_BACKUP'], repos.facts['ABANDONED_BACKUP']].map(compression),
-      ['none', 'gzip', 'bzip2', null, 'none'],
+      // The abandoned directory has no backup.info: its archive is no validated artifact (spec).
+      ['none', 'gzip', 'bzip2', null, null],
     );
+    assert.deepEqual([abandoned?.['stored_artifact_bytes'], abandoned?.['artifact_count']], [null, null]);
   });
 
   it('finds the deleted segment as the only gap, both timelines, and the fork', async () => {
     const doc = await scan('pg-main');
     const deleted = repos.facts['DELETED_WAL'] ?? '';
     assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, 'candidate']]);
+    // Beside the wire items: a lost segment between two backups is no hole retention leaves.
+    assert.deepEqual(doc.observations?.wal_gap_classes, [{ timeline: 1, start_position: doc.wal_gaps[0]?.['start_position'], class: 'unexplained' }]);
     assert.deepEqual([...new Set(doc.wal_ranges.map((r) => r['timeline']))], [1, 2]);
     // Timeline 2 starts at the segment holding the switchpoint; timeline 1 continues past it: a fork.
     const switchpoint = /^1\t([0-9A-F]+)\/([0-9A-F]+)\t/.exec(repos.history2);

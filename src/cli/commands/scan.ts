@@ -1,26 +1,37 @@
 /**
  * `viewer scan`: one scan of one scope with the configured environment. Prints one JSON document
- * on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps", "recovery_paths"}`, each item exactly
- * as the API serves it; progress on stderr when it is a terminal. Exit 0 on a complete scan, 1
- * naming the failure category otherwise.
+ * on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps", "recovery_paths", "observations"}`:
+ * the first five exactly as the API serves them, and beside them what the closed v1alpha1 wire has
+ * no room for (`observations`: each gap's class, D-61), null when no scan completed. Progress on
+ * stderr when it is a terminal. Exit 0 on a complete scan, 1 naming the failure category otherwise.
  */
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { destinationFingerprint } from '../../publication/fingerprint.ts';
+import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { Publisher, type Publication } from '../../publication/publisher.ts';
 import { confine, scopeRoot } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { createDriver } from '../store-factory.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
 
-export function scanDocument(p: Publication): string {
+/** What the scan knows beside the wire items (not part of any wire kind). */
+function observations(e: ScopeEvidence | null) {
+  if (e === null) return null;
+  return {
+    wal_gap_classes: e.gaps.map((g, i) => ({ timeline: g.timeline, start_position: g.start_position, class: e.gapClasses[i] ?? 'unexplained' })),
+  };
+}
+
+export function scanDocument(p: Publication, evidence: ScopeEvidence | null): string {
   return JSON.stringify({
     snapshot: JSON.parse(p.snapshotJson) as unknown,
     backups: p.backups,
     wal_ranges: p.walRanges,
     wal_gaps: p.walGaps,
     recovery_paths: p.recoveryPaths,
+    observations: observations(evidence),
   });
 }
 
@@ -72,7 +83,7 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<numb
     process.stderr.write(`viewer: scan produced an invalid publication (${publication.violations.length} violations)\n`);
     return 70;
   }
-  process.stdout.write(`${scanDocument(publication)}\n`);
+  process.stdout.write(`${scanDocument(publication, publication.generation > 0 ? publisher.evidence : null)}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
     return 1;
