@@ -69,6 +69,9 @@ describe('standalone UI on the embedded demo', () => {
     assert.match(all.body, /page 1 of \d+/);
     const gaps = await get('/wals?class=segment&timeline=1&from=000000010000000000000015&to=000000010000000000000017');
     assert.match(gaps.body, /<strong>missing<\/strong> 1 segment \(confirmed gap\)/);
+    // The hole retention left after the demo's keep:standalone backup is listed as expected.
+    const retention = await get('/wals?class=segment&timeline=1&from=000000010000000000000005&to=000000010000000000000012');
+    assert.match(retention.body, /<strong>missing<\/strong> 14 segments \(confirmed gap with the shape Barman&#39;s retention leaves \(expected\)\)/);
     const partial = await get('/wals?class=partial');
     assert.match(partial.body, /partial segment/);
     for (const q of ['class=everything', 'timeline=0', 'from=zzz', 'server=nope', 'from=000000010000000000000017&to=000000010000000000000015', 'page=-1', 'class=segment&class=partial', 'bogus=1']) {

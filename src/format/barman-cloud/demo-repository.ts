@@ -1,7 +1,8 @@
 /**
  * The embedded demo repository: a small barman-cloud server laid out as Barman writes it, with the
- * situations viewer exists to show: backups in three compressions, a keep:standalone backup, a
- * point-in-time recovery onto timeline 2, a lost WAL segment after a regular backup, a failed
+ * situations viewer exists to show: backups in three compressions, a keep:standalone backup with
+ * the hole Barman's retention leaves after it, a point-in-time recovery onto timeline 2, a lost
+ * WAL segment after a regular backup, a failed
  * backup and an abandoned backup directory. Receipt times are fixed, so the demo's evidence is
  * the same on every run.
  */
@@ -17,8 +18,10 @@ export function demoRepository(): MemoryStore {
   const repo = new SyntheticRepository(store, `${DEMO_PREFIX}/${DEMO_SERVER}/`);
   const t0 = Date.parse('2026-11-20T00:00:00Z');
   const at = (minutes: number) => new Date(t0 + minutes * 60_000);
-  // Timeline 1: segments 1..40, the last eight gzip-compressed, segment 22 lost after backup 2.
-  repo.segments(1, 1, 32, at(0), { stepMs: 5 * 60_000, missing: [22] });
+  // Timeline 1: segments 1..40, the last eight gzip-compressed. Barman's retention deleted a backup
+  // that began at segment 19: it removed the WAL before 19 but kept segment 4, which the
+  // keep:standalone backup needs (the expected hole 5..18). Segment 22 was lost after backup 2.
+  repo.segments(1, 4, 32, at(15), { stepMs: 5 * 60_000, missing: [...Array.from({ length: 14 }, (_, i) => 5 + i), 22] });
   repo.segment(1, 4, at(16), '.00000028.backup');
   repo.segments(1, 33, 40, at(160), { stepMs: 5 * 60_000, suffix: '.gz' });
   // Point-in-time recovery: timeline 2 forks inside segment 38.
