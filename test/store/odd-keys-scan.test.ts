@@ -109,7 +109,7 @@ describe('a barman-cloud scope holding keys with control characters (Swift)', ()
     assert.deepEqual(doc.wal_ranges, cleanDoc.wal_ranges);
     for (const out of [r.stdout, r.stderr]) {
       assert.ok(!/zq\d+q/.test(out), 'a key reached the output');
-      assert.ok(!/[\x00-\x09\x0b-\x1f\x7f]/.test(out), 'a control character reached the output');
+      assert.ok(![...out].some((c) => c !== '\n' && (c < ' ' || c === '\x7f')), 'a control character reached the output');
     }
   });
 });
