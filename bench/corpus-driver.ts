@@ -48,7 +48,7 @@ export class CorpusDriver implements StoreDriver {
         }
         const slash = r.delimiter === undefined ? -1 : o.key.indexOf('/', r.prefix.length);
         if (slash === -1) {
-          objects.push({ key: o.key, size: o.body.byteLength, lastModified: o.lastModified });
+          objects.push({ key: o.key, size: o.size, lastModified: o.lastModified });
           last = o.key;
           index += 1;
           continue;
@@ -68,8 +68,8 @@ export class CorpusDriver implements StoreDriver {
   read(r: ReadRequest): Promise<ReadResult> {
     const o = this.#corpus.at(this.#corpus.seek(r.key, true));
     if (o?.key !== r.key) return Promise.resolve({ status: 'absent' });
-    if (o.body.byteLength > r.maxBytes) return Promise.resolve({ status: 'too-large', size: o.body.byteLength });
-    return Promise.resolve({ status: 'found', bytes: o.body });
+    if (o.size > r.maxBytes) return Promise.resolve({ status: 'too-large', size: o.size });
+    return Promise.resolve({ status: 'found', bytes: o.body() });
   }
 
   close(): void {}

@@ -55,7 +55,7 @@ const facts = ((scan: Scan) => ({
   ranges: scan.publication.walRanges.length,
   gaps: scan.publication.walGaps.length,
   backups: scan.publication.backups.length,
-  truth: compareTruth(corpus.truth, { objects: scan.evidence.objectCount, bytes: scan.evidence.storedBytes, gaps: scan.publication.walGaps }),
+  truth: compareTruth(corpus.truth, { objects: scan.evidence.objectCount, bytes: scan.evidence.storedBytes, walCounts: scan.evidence.walCounts, gaps: scan.publication.walGaps }),
   violations: scan.publication.violations.length,
 }))(box.held as Scan);
 const withEvidence = await collect();

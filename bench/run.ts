@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { Corpus, STORE_CORPORA, type CorpusSpec } from './corpus.ts';
 import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, PORT, SECRET_ACCESS_KEY, ensureStore, loadCorpus } from './s3.ts';
 import { compareTruth } from './truth.ts';
+import type { WalCounts } from '../src/evidence/wal-archive.ts';
 
 const QUICK = process.argv.includes('--quick');
 const HERE = import.meta.dirname;
@@ -146,8 +147,11 @@ async function main(): Promise<void> {
         SCAN_CONCURRENCY: String(CONCURRENCY),
       });
       if (r.status !== 0) fail(`viewer scan exited ${String(r.status)}: ${r.stderr.trim()}`);
-      const doc = JSON.parse(r.stdout) as { snapshot: { inventory: { object_count: number | null; stored_bytes: number | null } }; wal_gaps: { timeline: number; first_wal: string; last_wal: string }[] };
-      const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, gaps: doc.wal_gaps });
+      const doc = JSON.parse(r.stdout) as {
+        snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { archive_cloud: { wal_counts: WalCounts | null } } };
+        wal_gaps: { timeline: number; first_wal: string; last_wal: string }[];
+      };
+      const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.archive_cloud.wal_counts, gaps: doc.wal_gaps });
       if (check !== 'ok') fail(`viewer scan disagrees with the corpus: ${check}`);
       return r.seconds;
     };
