@@ -2,8 +2,9 @@
  * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
  * (ListObjectsV2 and GetObject only); listings are asked for url-encoded, so that any key can be
  * carried, and decoded in listing-names.ts. Every setting the SDK would otherwise take from the
- * environment or shared config files (region, endpoint, credentials, retries, checksums) is set
- * explicitly here, so an explicit credential mode can never fall back to ambient configuration.
+ * environment or shared config files (region, endpoint, credentials, retries, checksums, and the
+ * endpoint of the STS call that exchanges a web-identity token) is set explicitly here, so an
+ * explicit credential mode can never fall back to ambient configuration.
  */
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
@@ -34,6 +35,32 @@ export const FALLBACK_REGION = 'us-east-1';
 // Access keys, secrets and session tokens are printable ASCII without spaces.
 const secretFile = (path: string) => readCredentialFile(path, /^[\x21-\x7e]+$/);
 
+/**
+ * The configuration of the STS client the web-identity provider builds to exchange the projected
+ * token. Left to itself that client takes its endpoint from AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL
+ * or a shared config's `endpoint_url` (a profile's, or its `services` section's), and FIPS,
+ * dual-stack, retries, the auth-scheme preference and an app id from the environment or the shared
+ * config. Every one is set here, so the token goes only to AWS's regional STS endpoint of the
+ * configured region (`sts.<region>.amazonaws.com`) and no shared config or credentials file is read
+ * for it. What it inherits from the S3 client (the HTTP handler) is set explicitly there.
+ */
+function stsClientConfig(region: string, maxAttempts: number) {
+  return {
+    region,
+    ignoreConfiguredEndpointUrls: true,
+    useFipsEndpoint: false,
+    useDualstackEndpoint: false,
+    useGlobalEndpoint: false,
+    maxAttempts,
+    retryMode: 'standard',
+    defaultsMode: 'legacy',
+    // AssumeRoleWithWebIdentity is unsigned; a preference for SigV4A would make it signed.
+    authSchemePreference: [],
+    sigv4aSigningRegionSet: [region],
+    userAgentAppId: '',
+  };
+}
+
 async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   const explicit = options.credentials.mode !== 'ambient';
   const config: S3ClientConfig = {
@@ -56,7 +83,12 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   // Explicit credentials go only where the configuration says: without STORE_ENDPOINT_URL, the
   // SDK would otherwise send them to AWS_ENDPOINT_URL(_S3) or a shared config's `endpoint_url`,
   // an endpoint the destination fingerprint does not name (D-54).
-  if (explicit) config.ignoreConfiguredEndpointUrls = true;
+  // Likewise its HTTP handler's timeouts are not taken from AWS_DEFAULTS_MODE or `defaults_mode`
+  // (the web-identity provider's STS client shares that handler).
+  if (explicit) {
+    config.ignoreConfiguredEndpointUrls = true;
+    config.defaultsMode = 'legacy';
+  }
   const c = options.credentials;
   if (c.mode === 'static-files') {
     const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
@@ -70,7 +102,7 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
       webIdentityTokenFile: c.tokenFile,
       roleArn: c.roleArn,
       roleSessionName: 'viewer',
-      clientConfig: { region: region ?? FALLBACK_REGION },
+      clientConfig: stsClientConfig(region ?? FALLBACK_REGION, config.maxAttempts as number),
     });
   }
   return config;
