@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { demoRepository, DEMO_PREFIX, DEMO_SERVER } from '../../src/format/barman-cloud/demo-repository.ts';
+import { DEMO_PREFIX, DEMO_SERVER } from '../../src/format/barman-cloud/demo-repository.ts';
+import { demoObjects } from '../support/demo-objects.ts';
 import { startAzurite, AZURITE_ACCOUNT, AZURITE_KEY, type Azurite } from '../support/azurite.ts';
 import { LOOPBACK_GUARD } from '../support/loopback-guard.ts';
 import { runViewer, startStandalone } from '../support/run-viewer.ts';
@@ -132,7 +133,7 @@ describe('store-b ambient credentials: the connection string first, then the SDK
       const deadline = Date.now() + 20_000;
       const failure = () => viewer.logs().split('\n').filter((l) => l.includes('"msg":"published"')).find((l) => !l.includes('"code":"no-completed-scan"'));
       while (failure() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      assert.match(failure() ?? viewer.logs(), /"revision":1,.*"code":"refresh-authentication"/);
+      assert.match(failure() ?? viewer.logs(), /"revision":\d+,"generation":0,"code":"refresh-authentication"/);
       const ready = await fetch(`${viewer.base}readyz`);
       assert.equal(ready.status, 503);
       const page = await (await fetch(viewer.base)).text();
@@ -177,13 +178,9 @@ describe('store-b ambient credentials: the connection string first, then the SDK
       destination = `${azurite.blobEndpoint}/barman/${DEMO_PREFIX}`;
       const container = BlobServiceClient.fromConnectionString(azurite.connectionString()).getContainerClient('barman');
       await container.create();
-      const source = demoRepository();
-      const listed = await source.listPage({ prefix: '', signal: new AbortController().signal });
-      for (const o of listed.objects) {
-        const r = await source.read({ key: o.key, maxBytes: 1 << 20, signal: new AbortController().signal });
-        if (r.status === 'found') await container.getBlockBlobClient(o.key).upload(r.bytes, r.bytes.length);
-      }
-      expected = { objects: listed.objects.length };
+      const objects = await demoObjects();
+      for (const o of objects) await container.getBlockBlobClient(o.key).upload(o.body, o.body.length);
+      expected = { objects: objects.length };
     });
     after(() => azurite.stop());
 
@@ -193,8 +190,8 @@ describe('store-b ambient credentials: the connection string first, then the SDK
       assert.equal(doc.snapshot.identity.repository.provider, 'store-b');
       assert.equal(doc.snapshot.inventory.object_count, expected.objects);
       assert.deepEqual(doc.backups.map((b) => b.state), ['healthy', 'healthy', 'unhealthy', 'healthy', 'unknown']);
-      assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000016']);
-      assert.equal(doc.wal_ranges.length, 3);
+      assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000005', '000000010000000000000016']);
+      assert.equal(doc.wal_ranges.length, 4);
     }
 
     it('a token from the chain reads the repository: the same evidence as the in-memory scan', async () => {

@@ -71,19 +71,16 @@ describe('Azure driver against Azurite', () => {
 
 describe('viewer scan on a barman-cloud repository in Azure Blob Storage (Azurite)', () => {
   it('reports the same evidence as the in-memory scan of the same repository', async () => {
-    const { demoRepository, DEMO_PREFIX, DEMO_SERVER } = await import('../../src/format/barman-cloud/demo-repository.ts');
+    const { DEMO_PREFIX, DEMO_SERVER } = await import('../../src/format/barman-cloud/demo-repository.ts');
+    const { demoObjects } = await import('../support/demo-objects.ts');
     const { runViewer } = await import('../support/run-viewer.ts');
     const azurite = await startAzurite();
     const dir = mkdtempSync(join(tmpdir(), 'viewer-azure-scan-'));
     try {
-      const source = demoRepository();
       const container = BlobServiceClient.fromConnectionString(azurite.connectionString()).getContainerClient('barman');
       await container.create();
-      const listed = await source.listPage({ prefix: '', signal: new AbortController().signal });
-      for (const o of listed.objects) {
-        const r = await source.read({ key: o.key, maxBytes: 1 << 20, signal: new AbortController().signal });
-        if (r.status === 'found') await container.getBlockBlobClient(o.key).upload(r.bytes, r.bytes.length);
-      }
+      const objects = await demoObjects();
+      for (const o of objects) await container.getBlockBlobClient(o.key).upload(o.body, o.body.length);
       writeFileSync(join(dir, 'conn'), azurite.connectionString());
       const r = await runViewer(['scan'], {
         PROVIDER: 'store-b',
@@ -94,10 +91,10 @@ describe('viewer scan on a barman-cloud repository in Azure Blob Storage (Azurit
       assert.equal(r.status, 0, r.stderr);
       const doc = JSON.parse(r.stdout) as { snapshot: { identity: { repository: { provider: string } }; inventory: { object_count: number } }; backups: { backup_id: string; state: string }[]; wal_gaps: { first_wal: string }[]; wal_ranges: unknown[] };
       assert.equal(doc.snapshot.identity.repository.provider, 'store-b');
-      assert.equal(doc.snapshot.inventory.object_count, listed.objects.length);
+      assert.equal(doc.snapshot.inventory.object_count, objects.length);
       assert.deepEqual(doc.backups.map((b) => b.state), ['healthy', 'healthy', 'unhealthy', 'healthy', 'unknown']);
-      assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000016']);
-      assert.equal(doc.wal_ranges.length, 3);
+      assert.deepEqual(doc.wal_gaps.map((g) => g.first_wal), ['000000010000000000000005', '000000010000000000000016']);
+      assert.equal(doc.wal_ranges.length, 4);
 
       // The SDK logs request URLs (account, container, object keys) and the service's answers to
       // stderr when AZURE_LOG_LEVEL or DEBUG ask it to: the driver keeps it silent (D-53).
@@ -111,7 +108,7 @@ describe('viewer scan on a barman-cloud repository in Azure Blob Storage (Azurit
         DEBUG: '*',
       });
       assert.equal(loud.status, 0, loud.stderr);
-      assert.equal((JSON.parse(loud.stdout) as typeof doc).snapshot.inventory.object_count, listed.objects.length);
+      assert.equal((JSON.parse(loud.stdout) as typeof doc).snapshot.inventory.object_count, objects.length);
       for (const line of loud.stderr.split('\n')) {
         for (const leak of ['azure:', 'devstoreaccount1', '127.0.0.1', DEMO_PREFIX, 'barman/', 'x-ms-']) assert.ok(!line.includes(leak), `stderr carries ${leak}: ${line.slice(0, 160)}`);
       }

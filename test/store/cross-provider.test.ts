@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Storage } from '@google-cloud/storage';
-import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../src/format/barman-cloud/demo-repository.ts';
+import { DEMO_PREFIX, DEMO_SERVER } from '../../src/format/barman-cloud/demo-repository.ts';
+import { demoObjects } from '../support/demo-objects.ts';
 import { startAzurite, type Azurite } from '../support/azurite.ts';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.ts';
 import { realRepositories } from '../support/real-repositories.ts';
@@ -28,20 +29,16 @@ describe('one repository, three providers, one evidence', () => {
     const repos = realRepositories();
     [azurite, gcs] = await Promise.all([startAzurite(), startGcsEmulator()]);
     dir = mkdtempSync(join(tmpdir(), 'viewer-cross-'));
-    const source = demoRepository();
-    const signal = new AbortController().signal;
-    const objects = (await source.listPage({ prefix: '', signal })).objects;
+    const objects = await demoObjects();
     const s3 = new S3Client({ endpoint: repos.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: repos.accessKeyId, secretAccessKey: repos.secretAccessKey }, requestChecksumCalculation: 'WHEN_REQUIRED' });
     const blob = BlobServiceClient.fromConnectionString(azurite.connectionString()).getContainerClient('barman');
     await blob.create();
     const bucket = new Storage({ apiEndpoint: gcs.endpoint, projectId: 'viewer' }).bucket('barman');
     for (const o of objects) {
-      const r = await source.read({ key: o.key, maxBytes: 1 << 20, signal });
-      if (r.status !== 'found') continue;
       const key = `cross-${process.pid}/${o.key}`;
-      await s3.send(new PutObjectCommand({ Bucket: 'viewer-test', Key: key, Body: r.bytes }));
-      await blob.getBlockBlobClient(key).upload(r.bytes, r.bytes.length);
-      await bucket.file(key).save(Buffer.from(r.bytes), { resumable: false });
+      await s3.send(new PutObjectCommand({ Bucket: 'viewer-test', Key: key, Body: o.body }));
+      await blob.getBlockBlobClient(key).upload(o.body, o.body.length);
+      await bucket.file(key).save(Buffer.from(o.body), { resumable: false });
     }
     s3.destroy();
     writeFileSync(join(dir, 'id'), repos.accessKeyId);

@@ -18,10 +18,10 @@ export function demoRepository(): MemoryStore {
   const repo = new SyntheticRepository(store, `${DEMO_PREFIX}/${DEMO_SERVER}/`);
   const t0 = Date.parse('2026-11-20T00:00:00Z');
   const at = (minutes: number) => new Date(t0 + minutes * 60_000);
-  // Timeline 1: segments 1..40, the last eight gzip-compressed. Barman's retention deleted a backup
+  // Timeline 1: segments 1..40, bzip2- then gzip-compressed. Barman's retention deleted a backup
   // that began at segment 19: it removed the WAL before 19 but kept segment 4, which the
   // keep:standalone backup needs (the expected hole 5..18). Segment 22 was lost after backup 2.
-  repo.segments(1, 4, 32, at(15), { stepMs: 5 * 60_000, missing: [...Array.from({ length: 14 }, (_, i) => 5 + i), 22] });
+  repo.segments(1, 4, 32, at(15), { stepMs: 5 * 60_000, suffix: '.bz2', missing: [...Array.from({ length: 14 }, (_, i) => 5 + i), 22] });
   repo.segment(1, 4, at(16), '.00000028.backup');
   repo.segments(1, 33, 40, at(160), { stepMs: 5 * 60_000, suffix: '.gz' });
   // Point-in-time recovery: timeline 2 forks inside segment 38.
