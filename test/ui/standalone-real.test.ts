@@ -42,6 +42,8 @@ describe('standalone mode on a real S3-compatible store', () => {
   it('discovers both server scopes and shows their evidence', async () => {
     const page = await (await fetch(base)).text();
     assert.match(page, /2 server scopes: <code>pg-main<\/code>, <code>pg-wal1m<\/code>/);
+    // Discovery listed the whole destination: nothing there belongs to no scope.
+    assert.match(page, /belong to no server scope: 0\./);
     assert.match(page, /Server <code>pg-main<\/code> <span class="state warning">warning<\/span>/);
     assert.match(page, /Server <code>pg-wal1m<\/code> <span class="state/);
     const wals = await (await fetch(new URL('/wals?server=pg-main&class=segment&timeline=1', base))).text();
