@@ -13,12 +13,13 @@ import { classifyKey } from '../format/barman-cloud/classify.ts';
 import { decompress } from '../format/barman-cloud/decompress.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
+import type { ScopeAccess } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
 import { findGaps, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
-import { listPages, type BudgetMeter } from './listing.ts';
-import { compareKeyBytes } from '../store/key-order.ts';
+import type { BudgetMeter } from './listing.ts';
+import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
 import { classifyGaps, type GapClass } from './retention-holes.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
@@ -101,8 +102,6 @@ export interface RecentObject {
   readonly receivedAt: string;
 }
 
-export const RECENT_OBJECTS = 20;
-
 /** C0 and C1 controls and DEL: a key holding one is counted, never shown (any writer can create one). */
 function unprintable(key: string): boolean {
   for (let i = 0; i < key.length; i++) {
@@ -110,28 +109,6 @@ function unprintable(key: string): boolean {
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
   }
   return false;
-}
-
-/**
- * Keeps the newest objects seen, newest first, ties by key: the same whatever the listing
- * interleaving. Called once per listed object, and in a live archive nearly every object is newer
- * than the last: the check against the oldest kept item comes first and allocates nothing.
- */
-class RecentObjects {
-  readonly items: { key: string; size: number; at: number }[] = [];
-  add(key: string, size: number, at: number | null): void {
-    if (at === null) return;
-    const items = this.items;
-    const last = items[items.length - 1];
-    if (items.length >= RECENT_OBJECTS && last !== undefined && (at < last.at || (at === last.at && key >= last.key))) return;
-    let i = items.length;
-    for (; i > 0; i--) {
-      const o = items[i - 1] as { key: string; at: number };
-      if (at < o.at || (at === o.at && key > o.key)) break;
-    }
-    items.splice(i, 0, { key, size, at });
-    if (items.length > RECENT_OBJECTS) items.pop();
-  }
 }
 
 /**
@@ -164,17 +141,17 @@ const KEEP_MAX_BYTES = 64;
 /** pgBackRest's stanza metadata, as seen from a scope named `archive` or `backup`. */
 const STANZA_FILE = /^[^/]+\/(?:archive|backup)\.info(?:\.copy)?$/;
 
-async function readKeep(driver: StoreDriver, dir: BackupDirectory, signal: AbortSignal): Promise<KeepTarget> {
+async function readKeep(access: ScopeAccess, dir: BackupDirectory): Promise<KeepTarget> {
   if (dir.keepKey === null) return null;
-  const r = await driver.read({ key: dir.keepKey, maxBytes: KEEP_MAX_BYTES, signal });
+  const r = await access.read(dir.keepKey, KEEP_MAX_BYTES);
   if (r.status !== 'found') return r.status === 'absent' ? null : 'unrecognized';
   const text = Buffer.from(r.bytes).toString('latin1').trim();
   return text === 'full' || text === 'standalone' ? text : 'unrecognized';
 }
 
-async function readInfo(driver: StoreDriver, dir: BackupDirectory, signal: AbortSignal): Promise<BackupInfoResult | null> {
+async function readInfo(access: ScopeAccess, dir: BackupDirectory): Promise<BackupInfoResult | null> {
   if (dir.infoKey === null) return null;
-  const r = await driver.read({ key: dir.infoKey, maxBytes: MAX_BACKUP_INFO_BYTES, signal });
+  const r = await access.read(dir.infoKey, MAX_BACKUP_INFO_BYTES);
   if (r.status === 'absent') return null;
   if (r.status === 'too-large') return { ok: false, reason: 'backup-info-too-large' };
   return parseBackupInfo(r.bytes);
@@ -193,8 +170,8 @@ function settleGeometry(infos: readonly (BackupInfoResult | null)[]): { geometry
 
 const HISTORY_MAX_STORED_BYTES = 64 * 1024;
 
-async function readHistory(driver: StoreDriver, h: { timeline: number; key: string; compression: Parameters<typeof decompress>[1] | null }, signal: AbortSignal): Promise<HistoryStatus> {
-  const r = await driver.read({ key: h.key, maxBytes: HISTORY_MAX_STORED_BYTES, signal });
+async function readHistory(access: ScopeAccess, h: { timeline: number; key: string; compression: Parameters<typeof decompress>[1] | null }): Promise<HistoryStatus> {
+  const r = await access.read(h.key, HISTORY_MAX_STORED_BYTES);
   if (r.status === 'absent') return { status: 'unread' };
   if (r.status === 'too-large') return { status: 'invalid', reason: 'history-too-large' };
   let bytes = r.bytes;
@@ -213,12 +190,6 @@ async function readHistory(driver: StoreDriver, h: { timeline: number; key: stri
   return parsed.ok ? { status: 'valid', entries: parsed.entries } : { status: 'invalid', reason: parsed.reason };
 }
 
-/** The hash directories under `wals/`, from one delimiter listing. */
-async function listHashDirectories(o: ScopeScanOptions): Promise<string[]> {
-  const dirs: string[] = [];
-  for await (const page of listPages(o.driver, { prefix: `${o.root}wals/`, delimiter: '/', signal: o.signal, meter: o.meter })) dirs.push(...page.prefixes);
-  return dirs;
-}
 
 /**
  * Lists `wals/` as `concurrency` contiguous key ranges at once (the listing research's "ranges"
@@ -230,33 +201,18 @@ async function listHashDirectories(o: ScopeScanOptions): Promise<string[]> {
  * there, never counted twice. Without the ordering guarantee of the merge, a run of WAL that
  * crosses a seam would show up as a false gap.
  */
-async function listWal(
-  o: ScopeScanOptions,
-  dirs: readonly string[],
-  g: WalGeometry,
-  judgeSizes: boolean,
-  limits: ScopeLimits,
-  relative: (key: string) => string,
-  count: (size: number, key: string, at: number | null) => void,
-): Promise<WalArchive> {
-  const prefix = `${o.root}wals/`;
+async function listWal(access: ScopeAccess, dirs: readonly string[], g: WalGeometry, judgeSizes: boolean, limits: ScopeLimits): Promise<WalArchive> {
   // A store that cannot start a listing after a key would list every range from the start.
-  const parallel = o.driver.capabilities?.startAfter !== 'emulated';
-  const parts = parallel ? Math.max(1, Math.min(o.concurrency, Math.floor(dirs.length / 4))) : 1;
+  const parts = access.startsAfterKeys ? Math.max(1, Math.min(access.concurrency, Math.floor(dirs.length / 4))) : 1;
   // Range i covers keys after starts[i] up to and including starts[i + 1]; the first has no start.
   const starts: (string | undefined)[] = Array.from({ length: parts }, (_, i) => (i === 0 ? undefined : dirs[Math.floor((i * dirs.length) / parts)]?.slice(0, -1)));
   const archives = await Promise.all(
-    starts.map(async (startAfter, i) => {
-      const end = starts[i + 1];
+    starts.map(async (after, i) => {
+      const through = starts[i + 1];
       const archive = new WalArchive(g, limits, judgeSizes);
-      const listing = listPages(o.driver, { prefix, signal: o.signal, meter: o.meter, ...(startAfter === undefined ? {} : { startAfter }), ...(end === undefined ? {} : { stopAfter: end }) });
-      for await (const page of listing) {
-        for (const obj of page.objects) {
-          if (end !== undefined && compareKeyBytes(obj.key, end) > 0) return archive;
-          const at = obj.lastModified?.getTime() ?? null;
-          count(obj.size, obj.key, at);
-          archive.add(classifyKey(relative(obj.key)), at, obj.key, obj.size);
-        }
+      const range = { ...(after === undefined ? {} : { after }), ...(through === undefined ? {} : { through }) };
+      for await (const page of access.objects('wals/', range)) {
+        for (const obj of page) archive.add(classifyKey(obj.key), obj.receivedAt, obj.key, obj.size);
       }
       return archive;
     }),
@@ -268,17 +224,9 @@ async function listWal(
 
 export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const limits = o.limits ?? DEFAULT_SCOPE_LIMITS;
-  const relative = (key: string) => key.slice(o.root.length);
-  let objectCount = 0;
-  let storedBytes = 0;
+  // Every listing goes through the one counting access: objects and bytes are counted there.
+  const access = new CountingScopeAccess({ driver: o.driver, base: o.root, signal: o.signal, meter: o.meter, concurrency: o.concurrency });
   let unknownObjects = 0;
-  const recent = new RecentObjects();
-  // Full keys here; made relative only for the few kept.
-  const count = (size: number, key = '', at: number | null = null) => {
-    objectCount += 1;
-    storedBytes += size;
-    recent.add(key, size, at);
-  };
 
   // Phases that do not depend on each other overlap, so a store's round trips add up less: the
   // hash directories are listed while the backups are, and the scope root while the WAL is.
@@ -287,16 +235,12 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // 1–2. Backup directories, then every backup.info and keep annotation.
   const catalog = new BackupCatalog(limits.maxBackups);
   const listBackups = async () => {
-    for await (const page of listPages(o.driver, { prefix: `${o.root}base/`, signal: o.signal, meter: o.meter })) {
-      for (const obj of page.objects) {
-        count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-        catalog.add(classifyKey(relative(obj.key)), obj.key, obj.size);
-      }
-    }
+    for await (const page of access.objects('base/')) for (const obj of page) catalog.add(classifyKey(obj.key), obj.key, obj.size);
     const dirs = [...catalog.directories.values()].sort((a, b) => (a.backupId < b.backupId ? -1 : a.backupId > b.backupId ? 1 : 0));
-    return { dirs, metadata: await mapLimit(dirs, o.concurrency, (d) => Promise.all([readInfo(o.driver, d, o.signal), readKeep(o.driver, d, o.signal)])) };
+    return { dirs, metadata: await mapLimit(dirs, o.concurrency, (d) => Promise.all([readInfo(access, d), readKeep(access, d)])) };
   };
-  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), listHashDirectories(o));
+  // The hash directories under `wals/`, from one delimiter listing, beside the backups.
+  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), access.folders('wals/'));
   unknownObjects += catalog.unknownObjects;
   const infos = metadata.map(([info]) => info);
   const keeps = metadata.map(([, keep]) => keep);
@@ -311,30 +255,24 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // under the scope: the destination holds another format, not an empty barman-cloud server.
   let foreignLayout = false;
   const countOthers = async () => {
-    for await (const page of listPages(o.driver, { prefix: o.root, delimiter: '/', signal: o.signal, meter: o.meter })) {
-      for (const obj of page.objects) {
-        count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-        unknownObjects += 1;
-      }
-      for (const prefix of page.prefixes) {
-        if (prefix === `${o.root}base/` || prefix === `${o.root}wals/`) continue;
-        for await (const inner of listPages(o.driver, { prefix, signal: o.signal, meter: o.meter })) {
-          for (const obj of inner.objects) {
-            count(obj.size, obj.key, obj.lastModified?.getTime() ?? null);
-            unknownObjects += 1;
-            if (STANZA_FILE.test(relative(obj.key))) foreignLayout = true;
-          }
+    for await (const page of access.level('')) {
+      unknownObjects += page.objects.length;
+      for (const folder of page.folders) {
+        if (folder === 'base/' || folder === 'wals/') continue;
+        for await (const inner of access.objects(folder)) {
+          unknownObjects += inner.length;
+          if (inner.some((obj) => STANZA_FILE.test(obj.key))) foreignLayout = true;
         }
       }
     }
   };
-  const [wal] = await both(listWal(o, hashDirectories, rangeGeometry, settled.geometry !== null, limits, relative, count), countOthers());
+  const [wal] = await both(listWal(access, hashDirectories, rangeGeometry, settled.geometry !== null, limits), countOthers());
   const c = wal.counts;
   const empty = catalog.directories.size === 0 && c.segment + c.partial + c.history + c.backup_history + c.unknown + c.duplicate === 0;
   if (empty && foreignLayout) throw new ViewerError('incompatible_format', 'the scope holds another repository format');
 
   // 5. Timeline histories.
-  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(o.driver, h, o.signal));
+  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(access, h));
   const histories = new Map<number, HistoryStatus>(wal.histories.map((h, i) => [h.timeline, historyResults[i] ?? { status: 'unread' }]));
 
   if (o.signal.aborted) throw new ViewerError('canceled', 'the scan was canceled');
@@ -397,8 +335,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   return {
     server: o.server,
-    objectCount,
-    storedBytes,
+    objectCount: access.objectCount,
+    storedBytes: access.storedBytes,
     unknownObjects: unknownObjects + wal.counts.unknown,
     backups,
     walCounts: { ...wal.counts },
@@ -418,6 +356,6 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     implausibleSegments: wal.implausibleSegments,
     latestWalReceipt: wal.latestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
-    recentObjects: recent.items.map((o) => ({ key: unprintable(o.key) ? null : relative(o.key), size: o.size, receivedAt: new Date(o.at).toISOString() })),
+    recentObjects: access.recent.map((r) => ({ key: unprintable(r.key) ? null : r.key, size: r.size, receivedAt: new Date(r.at).toISOString() })),
   };
 }
