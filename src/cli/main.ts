@@ -1,9 +1,11 @@
 /**
  * The `viewer` command line: parses the configuration before anything else starts and dispatches
- * the command. Owns the fixed production paths and the process exit codes (docs/configuration.md).
+ * the command. Owns the fixed production paths; the process exit codes are the table in
+ * `exit-codes.ts` (docs/configuration.md).
  */
 import { parseConfig, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
+import { EXIT, type ExitCode } from './exit-codes.ts';
 
 // Each command's modules (and through them the cloud SDKs) load only when that command runs: a
 // `viewer scan` or `probe` pays for what it uses, not for the web UI or the other servers.
@@ -16,9 +18,6 @@ const commands = {
 
 /** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
-
-/** sysexits-style codes: 64 usage, 78 configuration or startup gate refused. */
-export const EXIT = { ok: 0, usage: 64, config: 78 } as const;
 
 const USAGE = `usage: viewer [command]
 
@@ -40,7 +39,7 @@ function loadConfig(): Config | null {
   return result.config;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<ExitCode> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);

@@ -5,10 +5,11 @@
  */
 import { request } from 'node:http';
 import { readTokenFile } from '../../surface/api/token-file.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
 
 export const PROBE_CEILING_MS = 2_000;
 
-export async function runProbe(tokenFile: string | undefined, socketPath: string): Promise<number> {
+export async function runProbe(tokenFile: string | undefined, socketPath: string): Promise<ExitCode> {
   const deadline = AbortSignal.timeout(PROBE_CEILING_MS);
   try {
     if (tokenFile === undefined || tokenFile === '') throw new Error('no token file');
@@ -24,10 +25,10 @@ export async function runProbe(tokenFile: string | undefined, socketPath: string
       req.on('error', () => resolve(false));
       req.end();
     });
-    if (live) return 0;
+    if (live) return EXIT.ok;
   } catch {
     // Nothing is printed from the failure itself: it may name paths or carry transport detail.
   }
   process.stderr.write('viewer probe: not live\n');
-  return 1;
+  return EXIT.failed;
 }

@@ -13,6 +13,7 @@ import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { Publisher, type Publication } from '../../publication/publisher.ts';
 import { confine, scopeRoot } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { createDriver } from '../store-factory.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
 
@@ -35,12 +36,12 @@ export function scanDocument(p: Publication, evidence: ScopeEvidence | null): st
   });
 }
 
-export async function runScan(config: Config, signal: AbortSignal): Promise<number> {
+export async function runScan(config: Config, signal: AbortSignal): Promise<ExitCode> {
   const destination = config.destination;
   const server = config.mode === 'sidecar' ? config.serverName : config.serverNames?.length === 1 ? config.serverNames[0] : undefined;
   if (destination === null || server === undefined) {
     process.stderr.write('viewer: scan needs DESTINATION_PATH and exactly one ARCHIVE_SERVER_NAMES entry\n');
-    return 64;
+    return EXIT.usage;
   }
   const publisher = new Publisher(
     {
@@ -81,12 +82,12 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<numb
   }
   if (publication.violations.length > 0) {
     process.stderr.write(`viewer: scan produced an invalid publication (${publication.violations.length} violations)\n`);
-    return 70;
+    return EXIT.internal;
   }
   process.stdout.write(`${scanDocument(publication, publication.generation > 0 ? publisher.evidence : null)}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
-    return 1;
+    return EXIT.failed;
   }
-  return 0;
+  return EXIT.ok;
 }

@@ -18,10 +18,11 @@ import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../s
 import { GateError, readTokenFile } from '../../surface/api/token-file.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { SidecarConfig } from '../config/config.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { PRODUCER_VERSION } from '../identity.ts';
 import { createDriver } from '../store-factory.ts';
 
-export async function runSidecar(config: SidecarConfig, socketPath: string, stop: AbortSignal): Promise<number> {
+export async function runSidecar(config: SidecarConfig, socketPath: string, stop: AbortSignal): Promise<ExitCode> {
   const log = createLogger(config.logLevel);
   let token: string;
   let driver;
@@ -34,7 +35,7 @@ export async function runSidecar(config: SidecarConfig, socketPath: string, stop
   } catch (error) {
     const reason = error instanceof GateError ? error.message : `store: ${categoryOf(error)}`;
     process.stderr.write(`viewer: sidecar refused to start: ${reason}\n`);
-    return 78;
+    return EXIT.config;
   }
 
   const publisher = new Publisher(
@@ -74,5 +75,5 @@ export async function runSidecar(config: SidecarConfig, socketPath: string, stop
   await closeGracefully(server, 5_000);
   driver.close();
   await rm(socketPath, { force: true });
-  return 0;
+  return EXIT.ok;
 }

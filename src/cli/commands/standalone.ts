@@ -23,10 +23,11 @@ import { scopeView } from '../../surface/ui/scope-view.ts';
 import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
 import { createDriver } from '../store-factory.ts';
 
-export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<number> {
+export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<ExitCode> {
   const log = createLogger(config.logLevel);
   const demo = config.destination === null;
   const destination: Destination = config.destination ?? { provider: 'store-a', bucket: DEMO_BUCKET, account: null, emulatorOrigin: null, prefix: DEMO_PREFIX };
@@ -35,7 +36,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     driver = demo ? demoRepository() : await createDriver(config);
   } catch (error) {
     process.stderr.write(`viewer: standalone refused to start: store: ${categoryOf(error)}\n`);
-    return 78;
+    return EXIT.config;
   }
   const fingerprint = destinationFingerprint(destination, demo ? null : config.endpointUrl);
   const views = new Map<string, ScopeView>();
@@ -126,7 +127,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
     await stopScanning();
     driver.close();
-    return 78;
+    return EXIT.config;
   }
   const address = server.address() as AddressInfo;
   const shown = config.listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -138,5 +139,5 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   await stopScanning();
   await closeGracefully(server, SERVER_TIMEOUTS.shutdownMs);
   driver.close();
-  return 0;
+  return EXIT.ok;
 }
