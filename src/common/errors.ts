@@ -1,7 +1,9 @@
 /**
- * viewer's typed errors: one class per failure category of the spec, carrying a stable category
- * and never a provider's text. Provider errors are turned into these in exactly one place per
- * driver (`store/<provider>/classify.ts`); everything above the store sees only these.
+ * viewer's typed errors. `ViewerError` and its kinds carry a failure category of the spec and
+ * never a provider's text: provider errors are turned into them in exactly one place per driver
+ * (`store/<provider>/classify.ts`), and everything above the store sees only these. `GateError` is
+ * a refused startup gate of the sidecar (token file, socket directory, socket path), which is no
+ * failure category: its message names the gate and the rule, never a secret or a file's contents.
  */
 import type { FailureCategory } from '../contract/primitives.ts';
 
@@ -29,6 +31,14 @@ export class SafetyLimitError extends ViewerError {
     super('safety_limit', `scan budget reached: ${limit}`);
     this.name = 'SafetyLimitError';
     this.limit = limit;
+  }
+}
+
+/** A sidecar startup gate refused; the message (`<gate>: <rule>`) is printed as the refusal's one line. */
+export class GateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GateError';
   }
 }
 

@@ -5,7 +5,7 @@
  * socket exists and prints one line naming the gate, never a secret.
  */
 import { rm } from 'node:fs/promises';
-import { categoryOf } from '../../common/errors.ts';
+import { categoryOf, GateError } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { destinationFingerprint } from '../../publication/fingerprint.ts';
@@ -15,7 +15,7 @@ import { Refresher } from '../../publication/refresher.ts';
 import { confine, scopeRoot } from '../../store/confined.ts';
 import { createEvidenceApi } from '../../surface/api/evidence-api.ts';
 import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../surface/api/socket.ts';
-import { GateError, readTokenFile } from '../../surface/api/token-file.ts';
+import { readTokenFile } from '../../surface/api/token-file.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { SidecarConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';

@@ -10,7 +10,7 @@ import { lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
-import { GateError } from './token-file.ts';
+import { GateError } from '../../common/errors.ts';
 
 export async function checkSocketDirectory(socketPath: string): Promise<void> {
   const dir = dirname(socketPath);

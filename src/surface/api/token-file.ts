@@ -8,13 +8,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-
-export class GateError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GateError';
-  }
-}
+import { GateError } from '../../common/errors.ts';
 
 export const TOKEN_FILE_MAX_BYTES = 128;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
