@@ -10,10 +10,10 @@ import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/col
 import { compareWalRuns } from '../contract/order.ts';
 import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfoResult } from '../format/barman-cloud/backup-info.ts';
 import { classifyKey } from '../format/barman-cloud/classify.ts';
-import { decompress } from '../format/barman-cloud/decompress.ts';
+import { readHistory, readOthers, walDirectories, walParts } from '../format/barman-cloud/wal-reader.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
-import type { ScopeAccess } from '../format/seam.ts';
+import type { ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
@@ -23,7 +23,7 @@ import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
 import { classifyGaps, type GapClass } from './retention-holes.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
-import { WalArchive, type WalCounts } from './wal-archive.ts';
+import { WalArchive, type HistoryObject, type WalCounts } from './wal-archive.ts';
 import { WalIndex } from './wal-index.ts';
 
 export interface ScopeLimits {
@@ -138,8 +138,6 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
 
 const KEEP_MAX_BYTES = 64;
 
-/** pgBackRest's stanza metadata, as seen from a scope named `archive` or `backup`. */
-const STANZA_FILE = /^[^/]+\/(?:archive|backup)\.info(?:\.copy)?$/;
 
 async function readKeep(access: ScopeAccess, dir: BackupDirectory): Promise<KeepTarget> {
   if (dir.keepKey === null) return null;
@@ -168,21 +166,13 @@ function settleGeometry(infos: readonly (BackupInfoResult | null)[]): { geometry
   return { geometry: makeGeometry(size ?? DEFAULT_SEGMENT_SIZE, old.has(true) ? VERSION_WITH_SEGMENT_FF - 1 : null), issue: null };
 }
 
-const HISTORY_MAX_STORED_BYTES = 64 * 1024;
-
-async function readHistory(access: ScopeAccess, h: { timeline: number; key: string; compression: Parameters<typeof decompress>[1] | null }): Promise<HistoryStatus> {
-  const r = await access.read(h.key, HISTORY_MAX_STORED_BYTES);
-  if (r.status === 'absent') return { status: 'unread' };
-  if (r.status === 'too-large') return { status: 'invalid', reason: 'history-too-large' };
-  let bytes = r.bytes;
-  if (h.compression !== null) {
-    const d = await decompress(bytes, h.compression, MAX_HISTORY_BYTES);
-    if (!d.ok) return { status: 'invalid', reason: d.reason };
-    bytes = d.bytes;
-  }
+/** A history file read through its format, then parsed by PostgreSQL's rules. */
+async function history(access: ScopeAccess, h: HistoryObject): Promise<HistoryStatus> {
+  const read = await readHistory(access, h.ref, MAX_HISTORY_BYTES);
+  if (!read.ok) return read.status === 'unread' ? { status: 'unread' } : { status: 'invalid', reason: read.reason };
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   } catch {
     return { status: 'invalid', reason: 'history-not-utf8' };
   }
@@ -191,33 +181,16 @@ async function readHistory(access: ScopeAccess, h: { timeline: number; key: stri
 }
 
 
-/**
- * Lists `wals/` as `concurrency` contiguous key ranges at once (the listing research's "ranges"
- * strategy: about 1,000-key pages, the request count of a flat listing, N listings in flight).
- * The hash directories, from one delimiter listing, are cut into N runs; range i lists flat after
- * the first directory of its run and ends at the first directory of the next run. Each range
- * builds its own compact evidence, and the parts are appended in range order, which is key order.
- * A range's last page runs past its end: those keys belong to the next range and are dropped
- * there, never counted twice. Without the ordering guarantee of the merge, a run of WAL that
- * crosses a seam would show up as a false gap.
- */
-async function listWal(access: ScopeAccess, dirs: readonly string[], g: WalGeometry, judgeSizes: boolean, limits: ScopeLimits): Promise<WalArchive> {
-  // A store that cannot start a listing after a key would list every range from the start.
-  const parts = access.startsAfterKeys ? Math.max(1, Math.min(access.concurrency, Math.floor(dirs.length / 4))) : 1;
-  // Range i covers keys after starts[i] up to and including starts[i + 1]; the first has no start.
-  const starts: (string | undefined)[] = Array.from({ length: parts }, (_, i) => (i === 0 ? undefined : dirs[Math.floor((i * dirs.length) / parts)]?.slice(0, -1)));
+/** The WAL area's parts, each into its own compact evidence, appended in key order. */
+async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: WalGeometry, limits: ScopeLimits): Promise<WalArchive> {
   const archives = await Promise.all(
-    starts.map(async (after, i) => {
-      const through = starts[i + 1];
-      const archive = new WalArchive(g, limits, judgeSizes);
-      const range = { ...(after === undefined ? {} : { after }), ...(through === undefined ? {} : { through }) };
-      for await (const page of access.objects('wals/', range)) {
-        for (const obj of page) archive.add(classifyKey(obj.key), obj.receivedAt, obj.key, obj.size);
-      }
+    parts.map(async (part) => {
+      const archive = new WalArchive(g, limits);
+      for await (const page of part) for (const entry of page) archive.add(entry);
       return archive;
     }),
   );
-  const [first = new WalArchive(g, limits, judgeSizes), ...rest] = archives;
+  const [first = new WalArchive(g, limits), ...rest] = archives;
   for (const next of rest) first.append(next);
   return first;
 }
@@ -240,7 +213,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     return { dirs, metadata: await mapLimit(dirs, o.concurrency, (d) => Promise.all([readInfo(access, d), readKeep(access, d)])) };
   };
   // The hash directories under `wals/`, from one delimiter listing, beside the backups.
-  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), access.folders('wals/'));
+  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), walDirectories(access));
   unknownObjects += catalog.unknownObjects;
   const infos = metadata.map(([info]) => info);
   const keeps = metadata.map(([, keep]) => keep);
@@ -251,28 +224,18 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
   // everything else under the scope is listed and counted as unknown.
-  // A pgBackRest stanza's own files (`<stanza>/archive.info`, `<stanza>/backup.info`) directly
-  // under the scope: the destination holds another format, not an empty barman-cloud server.
-  let foreignLayout = false;
-  const countOthers = async () => {
-    for await (const page of access.level('')) {
-      unknownObjects += page.objects.length;
-      for (const folder of page.folders) {
-        if (folder === 'base/' || folder === 'wals/') continue;
-        for await (const inner of access.objects(folder)) {
-          unknownObjects += inner.length;
-          if (inner.some((obj) => STANZA_FILE.test(obj.key))) foreignLayout = true;
-        }
-      }
-    }
-  };
-  const [wal] = await both(listWal(access, hashDirectories, rangeGeometry, settled.geometry !== null, limits), countOthers());
+  // Sizes are judged only against the archive's own geometry: against a guessed segment size
+  // every segment of a 1 MiB archive would become an unknown object.
+  const parts = walParts(access, hashDirectories, settled.geometry?.segmentSize ?? null);
+  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), readOthers(access));
+  unknownObjects += others.unknownObjects;
+  const foreignLayout = others.foreignLayout;
   const c = wal.counts;
   const empty = catalog.directories.size === 0 && c.segment + c.partial + c.history + c.backup_history + c.unknown + c.duplicate === 0;
   if (empty && foreignLayout) throw new ViewerError('incompatible_format', 'the scope holds another repository format');
 
   // 5. Timeline histories.
-  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => readHistory(access, h));
+  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => history(access, h));
   const histories = new Map<number, HistoryStatus>(wal.histories.map((h, i) => [h.timeline, historyResults[i] ?? { status: 'unread' }]));
 
   if (o.signal.aborted) throw new ViewerError('canceled', 'the scan was canceled');

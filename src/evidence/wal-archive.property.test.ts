@@ -27,12 +27,12 @@ describe('WAL ranges and gaps match a naive model', () => {
         (shift, pre93, raw, dupIdx) => {
           const g = geometry((1 << 20) << shift, pre93 ? 90200 : 150000);
           const positions = raw.filter((p) => positionExists(p, g)).sort((a, b) => a - b);
-          const archive = new WalArchive(g, LIMITS, true);
+          const archive = new WalArchive(g, LIMITS);
           const dups = new Set(dupIdx.map((i) => positions[i]).filter((p) => p !== undefined));
           for (const p of positions) {
             const name = walName(3, p, g);
-            archive.add({ kind: 'wal-segment', walName: name, compression: null }, p * 1000, `k/${name}`, g.segmentSize);
-            if (dups.has(p)) archive.add({ kind: 'wal-segment', walName: name, compression: 'gzip' }, p * 1000, `k/${name}.gz`, g.segmentSize >> 4);
+            archive.add({ kind: 'segment', name, compressed: false, sizeOk: true, receivedAt: p * 1000 });
+            if (dups.has(p)) archive.add({ kind: 'segment', name, compressed: true, sizeOk: true, receivedAt: p * 1000 });
           }
           // Naive model: walk every existing position from the first to the last observed one.
           const set = new Set(positions);

@@ -1,13 +1,13 @@
 /**
- * Streams the classified objects of one server's `wals/` area into compact evidence: per
- * timeline, the contiguous ranges of segments observed, plus exact class counts, `.partial`
- * positions and the history files to read. Memory grows with the number of ranges (that is, with
- * the holes), never with the number of objects. Design: docs/design/evidence.md §WAL.
+ * Streams the WAL entries of one scope (the format seam's neutral `WalEntry`, in key order) into
+ * compact evidence: per timeline, the contiguous ranges of segments observed, plus exact class
+ * counts, `.partial` positions and the history files to read. Memory grows with the number of
+ * ranges (that is, with the holes), never with the number of objects. Design:
+ * docs/design/evidence.md §WAL.
  *
- * Sizes are evidence: once the geometry is known, an object named as a segment whose size no
- * segment can have (an uncompressed one that is not exactly the segment size, a compressed one
- * below its format's floor) is not that segment. It is counted as unknown and its position stays
- * missing, so a 1-byte object never stands in for WAL a backup needs.
+ * Sizes are evidence: a segment whose listed size its format judged impossible (`sizeOk` false)
+ * is not that segment. It is counted as unknown and its position stays missing, so a 1-byte
+ * object never stands in for WAL a backup needs.
  *
  * Listing order matters and is checked: within a timeline, segment positions must arrive
  * ascending (S3 lists keys in byte order, and barman-cloud's hash directories sort by timeline
@@ -15,8 +15,7 @@
  * producing invented gaps.
  */
 import { ViewerError } from '../common/errors.ts';
-import type { ClassifiedKey, WalCompression } from '../format/barman-cloud/classify.ts';
-import { segmentSizePlausible } from '../format/barman-cloud/size-floors.ts';
+import type { HistoryRef, WalEntry } from '../format/seam.ts';
 import { nextPosition, parseWalName, positionsBetween, type WalGeometry } from '../postgres/wal.ts';
 
 /** A run of consecutive existing positions, all observed, on one timeline. */
@@ -46,9 +45,7 @@ export interface TimelineWal {
 
 export interface HistoryObject {
   readonly timeline: number;
-  readonly key: string;
-  readonly size: number;
-  readonly compression: WalCompression | null;
+  readonly ref: HistoryRef;
 }
 
 export interface WalCounts {
@@ -77,7 +74,7 @@ export class WalArchive {
   diagnosticsTruncated = false;
   /** Objects named as segments whose size no segment can have (counted in `counts.unknown` too). */
   implausibleSegments = 0;
-  /** Latest receipt time of any object under wals/ (epoch ms). */
+  /** Latest receipt time of any object of the WAL area (epoch ms). */
   latestReceipt: number | null = null;
   #rangeCount = 0;
   #partialCount = 0;
@@ -85,16 +82,10 @@ export class WalArchive {
   #lastHistory: number | null = null;
   readonly #geometry: WalGeometry;
   readonly #limits: WalArchiveLimits;
-  readonly #judgeSizes: boolean;
 
-  /**
-   * `judgeSizes` only when the geometry is the archive's own: sizes checked against a guessed
-   * segment size would turn every segment of a 1 MiB archive into an unknown object.
-   */
-  constructor(geometry: WalGeometry, limits: WalArchiveLimits, judgeSizes: boolean) {
+  constructor(geometry: WalGeometry, limits: WalArchiveLimits) {
     this.#geometry = geometry;
     this.#limits = limits;
-    this.#judgeSizes = judgeSizes;
   }
 
   #timeline(t: number): TimelineWal {
@@ -106,19 +97,20 @@ export class WalArchive {
     return tl;
   }
 
-  /** Adds one object under `wals/`, classified, with its receipt time (epoch ms) and key. */
-  add(c: ClassifiedKey, receipt: number | null, key: string, size: number): void {
+  /** Adds one entry of the WAL area, in key order. */
+  add(c: WalEntry): void {
+    const receipt = c.receivedAt;
     if (receipt !== null && (this.latestReceipt === null || receipt > this.latestReceipt)) this.latestReceipt = receipt;
     switch (c.kind) {
-      case 'wal-segment':
-        if (this.#judgeSizes && !segmentSizePlausible(size, c.compression, this.#geometry.segmentSize)) {
+      case 'segment':
+        if (!c.sizeOk) {
           this.counts.unknown += 1;
           this.implausibleSegments += 1;
           return;
         }
-        return this.#segment(c.walName, c.compression !== null, receipt);
-      case 'wal-partial': {
-        const p = parseWalName(c.walName, this.#geometry);
+        return this.#segment(c.name, c.compressed, receipt);
+      case 'partial': {
+        const p = parseWalName(c.name, this.#geometry);
         if (p === null) {
           this.counts.unknown += 1;
           return;
@@ -131,10 +123,10 @@ export class WalArchive {
         } else this.diagnosticsTruncated = true;
         return;
       }
-      case 'wal-backup-history':
+      case 'backup-history':
         this.counts.backup_history += 1;
         return;
-      case 'wal-history':
+      case 'history':
         if (this.#lastHistory === c.timeline) {
           // Two keys for one history file (a compression change): one is a duplicate.
           this.counts.duplicate += 1;
@@ -142,7 +134,7 @@ export class WalArchive {
         }
         this.#lastHistory = c.timeline;
         this.counts.history += 1;
-        if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push({ timeline: c.timeline, key, size, compression: c.compression });
+        if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push({ timeline: c.timeline, ref: c.ref });
         else this.diagnosticsTruncated = true;
         return;
       default:

@@ -39,3 +39,25 @@ export interface ScopeAccess {
   /** A bounded read of one small object. */
   read(key: string, maxBytes: number): Promise<ReadResult>;
 }
+
+/**
+ * One object of a scope's WAL area as its format classifies it, in the neutral words evidence
+ * builds ranges from. Names are PostgreSQL's 24-hex WAL names; keys stay relative.
+ */
+export type WalEntry =
+  /** A whole segment. `sizeOk` is the format's judgement of its listed size (true when sizes are not judged). */
+  | { readonly kind: 'segment'; readonly name: string; readonly compressed: boolean; readonly sizeOk: boolean; readonly receivedAt: number | null }
+  | { readonly kind: 'partial'; readonly name: string; readonly receivedAt: number | null }
+  | { readonly kind: 'backup-history'; readonly receivedAt: number | null }
+  /** A timeline history file, to be read through the format. */
+  | { readonly kind: 'history'; readonly timeline: number; readonly ref: HistoryRef; readonly receivedAt: number | null }
+  | { readonly kind: 'unknown'; readonly receivedAt: number | null };
+
+/** Where a history file is and how it is stored: the format's own, opaque to evidence. */
+export interface HistoryRef {
+  readonly key: string;
+  readonly encoding: string | null;
+}
+
+/** A history file's bytes as PostgreSQL wrote them, or why they could not be had. */
+export type HistoryBytes = { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly status: 'unread' } | { readonly ok: false; readonly status: 'invalid'; readonly reason: string };
