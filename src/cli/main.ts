@@ -3,7 +3,7 @@
  * the command. Owns the fixed production paths; the process exit codes are the table in
  * `exit-codes.ts` (docs/configuration.md).
  */
-import { parseConfig, type Config } from './config/config.ts';
+import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 
@@ -50,7 +50,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
     return EXIT.usage;
   }
   // The probe reads nothing but the token file: it must work in any environment.
-  if (command === 'probe') return (await commands.probe())(process.env['EVIDENCE_TOKEN_FILE'], SIDECAR_SOCKET_PATH);
+  if (command === 'probe') return (await commands.probe())(probeTokenFile(process.env), SIDECAR_SOCKET_PATH);
   const config = loadConfig();
   if (config === null) return EXIT.config;
   if (command === 'check-config') {

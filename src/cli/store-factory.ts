@@ -1,6 +1,10 @@
 /**
- * Builds the store driver a configuration names, confined to one scope root. Only the command
- * line wires configuration to drivers; drivers take plain options.
+ * Builds the store driver a configuration names: the provider's driver with the configured
+ * credentials, over the destination's bucket or container. It does not confine it: callers do
+ * (`store/confined.ts`), to one scope root for a scan, a sidecar or a standalone scope, and
+ * standalone discovery and reachability list under the destination prefix. Everything it needs,
+ * Barman's `AZURE_STORAGE_CONNECTION_STRING` included, comes from the parsed configuration
+ * (`cli/config/`, the one reader of the environment); drivers take plain options.
  */
 import { ViewerError } from '../common/errors.ts';
 import type { StoreDriver } from '../store/driver.ts';
@@ -20,10 +24,10 @@ export async function createDriver(config: Config): Promise<StoreDriver> {
   if (destination.provider === 'store-b' && (c.mode === 'connection-string-file' || c.mode === 'ambient')) {
     const { azureAccountUrl, createAzureDriver } = await import('../store/azure/azure-driver.ts');
     if (c.mode === 'connection-string-file') return createAzureDriver({ container: destination.bucket, credentials: c });
-    // Ambient, in Barman's order: its own variable first (only the command line reads it), then the
-    // SDK's default chain (DefaultAzureCredential, which reads its own AZURE_* variables) against
-    // the destination's account. Set but empty is refused, never a fall-through to the chain.
-    const connection = process.env['AZURE_STORAGE_CONNECTION_STRING'];
+    // Ambient, in Barman's order (D-49): its own variable first (read with the configuration), then
+    // the SDK's default chain (DefaultAzureCredential, which reads its own AZURE_* variables)
+    // against the destination's account. Set but empty is refused, never a fall-through to the chain.
+    const connection = c.connectionString;
     if (connection === '') throw new ViewerError('invalid_configuration', 'AZURE_STORAGE_CONNECTION_STRING is set but empty');
     return createAzureDriver({
       container: destination.bucket,

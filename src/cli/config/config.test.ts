@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseConfig, type Env } from './config.ts';
+import { parseConfig, probeTokenFile, type Env } from './config.ts';
 
 const SIDECAR_STATIC: Env = {
   RUNTIME_MODE: 'sidecar',
@@ -227,6 +227,25 @@ describe('valid configurations', () => {
     assert.equal(accepted({ ...STANDALONE, STORE_ACCESS_KEY_ID_FILE: '/a', STORE_SECRET_ACCESS_KEY_FILE: '/b' }).credentials.mode, 'static-files');
     assert.equal(accepted(STANDALONE).credentials.mode, 'ambient');
     assert.equal(accepted({ DESTINATION_PATH: 'gs://acme-backups/pg', STORE_SERVICE_ACCOUNT_KEY_FILE: '/sa.json' }).credentials.mode, 'service-account-file');
+  });
+
+  it("store-b's ambient chain carries Barman's AZURE_STORAGE_CONNECTION_STRING as set, empty included; nothing else reads it", () => {
+    const AZURE: Env = { DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg' };
+    const cs = 'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=a2V5;EndpointSuffix=core.windows.net';
+    assert.deepEqual(accepted(AZURE).credentials, { mode: 'ambient' });
+    assert.deepEqual(accepted({ ...AZURE, AZURE_STORAGE_CONNECTION_STRING: cs }).credentials, { mode: 'ambient', connectionString: cs });
+    // Set but empty is no configuration refusal: building the driver refuses it (D-49).
+    assert.deepEqual(accepted({ ...AZURE, AZURE_STORAGE_CONNECTION_STRING: '' }).credentials, { mode: 'ambient', connectionString: '' });
+    assert.deepEqual(accepted({ ...AZURE, STORE_CONNECTION_STRING_FILE: '/cs', AZURE_STORAGE_CONNECTION_STRING: cs }).credentials, { mode: 'connection-string-file', file: '/cs' });
+    assert.deepEqual(accepted({ ...STANDALONE, AZURE_STORAGE_CONNECTION_STRING: cs }).credentials, { mode: 'ambient' });
+    assert.deepEqual(accepted({ DESTINATION_PATH: 'gs://acme-backups/pg', AZURE_STORAGE_CONNECTION_STRING: cs }).credentials, { mode: 'ambient' });
+    const result = parseConfig({ ...AZURE, AZURE_STORAGE_CONNECTION_STRING: cs });
+    assert.ok(result.ok && result.warnings.length === 0);
+  });
+
+  it('the probe reads EVIDENCE_TOKEN_FILE alone, as set', () => {
+    assert.equal(probeTokenFile({ EVIDENCE_TOKEN_FILE: '/run/token', RUNTIME_MODE: 'nonsense' }), '/run/token');
+    assert.equal(probeTokenFile({}), undefined);
   });
 
   it('standalone parses every destination form of the three providers', () => {

@@ -5,8 +5,10 @@
  * spec leaves to us (docs/configuration.md lists them all). A refused configuration yields one
  * violation per broken rule; values are never echoed.
  *
- * Nothing below the command line reads the environment: the parts of this object travel down as
- * plain values (store options, scan budgets, server options).
+ * This module is where viewer reads its environment (`main.ts` hands `process.env` to it, and to
+ * nothing else): the parts of this object travel down as plain values (store options, scan
+ * budgets, server options). The provider SDKs' own variables (`AWS_*`, `AZURE_*` other than
+ * Barman's connection string, `GOOGLE_*`) are read by those SDKs, in standalone's ambient chains.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import {
@@ -40,8 +42,14 @@ export type StoreCredentials =
   | { readonly mode: 'connection-string-file'; readonly file: string }
   /** store-c: a service-account key file. */
   | { readonly mode: 'service-account-file'; readonly file: string }
-  /** The provider SDK's default chain (standalone only). */
-  | { readonly mode: 'ambient' };
+  /**
+   * The provider SDK's default chain (standalone only). For store-b, Barman's own variable comes
+   * before the chain (D-49): `connectionString` is `AZURE_STORAGE_CONNECTION_STRING` as set, absent
+   * when it is not. It is kept even when empty: building the driver refuses that as
+   * `invalid_configuration`, as it refuses the chain's other unusable inputs, and never falls
+   * through to the chain.
+   */
+  | { readonly mode: 'ambient'; readonly connectionString?: string };
 
 export interface ClusterIdentity {
   readonly namespace: string;
@@ -118,6 +126,8 @@ export const KNOWN_VARIABLES = [
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
   'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL',
+  // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
+  'AZURE_STORAGE_CONNECTION_STRING',
 ] as const;
 const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_'];
 
@@ -218,7 +228,9 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
     const effective = declared ?? (r.isSet(fileVar) ? 'static-files' : 'ambient');
     if (effective === 'ambient') {
       r.forbid(fileVar, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
-      return { mode: 'ambient' };
+      // Barman's order (D-49): its variable first, then the SDK's chain. Read as Barman reads it.
+      const connectionString = provider === 'store-b' ? r.raw('AZURE_STORAGE_CONNECTION_STRING') : undefined;
+      return connectionString === undefined ? { mode: 'ambient' } : { mode: 'ambient', connectionString };
     }
     const file = r.isSet(fileVar) ? r.absolutePath(fileVar) : r.required(fileVar, 'with STORE_CREDENTIAL_MODE=static-files');
     if (file === undefined) return undefined;
@@ -310,6 +322,15 @@ function warningsFor(env: Env): string[] {
     .filter((k) => !known.has(k) && WATCHED_PREFIXES.some((p) => k.startsWith(p)))
     .sort()
     .map((k) => `${k}: not a viewer variable; ignored (check the spelling)`);
+}
+
+/**
+ * The one variable `viewer probe` reads (spec: it "reads only EVIDENCE_TOKEN_FILE"), outside the
+ * configuration so that the probe works in any environment. Judged by the probe: anything wrong
+ * with it is "not live".
+ */
+export function probeTokenFile(env: Env): string | undefined {
+  return env['EVIDENCE_TOKEN_FILE'];
 }
 
 /** Parses and validates the whole configuration; never throws, never echoes a value. */

@@ -35,6 +35,14 @@ export class EnvReader {
   }
 
   /**
+   * The value exactly as set (empty included), judged by none of the rules here: for a variable
+   * whose rules are another tool's (Barman's `AZURE_STORAGE_CONNECTION_STRING`). Never echoed.
+   */
+  raw(name: string): string | undefined {
+    return this.#env[name];
+  }
+
+  /**
    * The raw value, or `undefined` when absent. Empty values and values with surrounding white space
    * or control characters are violations: empty never silently means "use the default".
    */
