@@ -7,15 +7,13 @@
  */
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
-import { scanScope } from '../../evidence/scope-scan.ts';
-import { destinationFingerprint } from '../../publication/fingerprint.ts';
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
-import { Publisher, type Publication } from '../../publication/publisher.ts';
-import { confine, scopeRoot } from '../../store/confined.ts';
+import type { Publication } from '../../publication/publisher.ts';
+import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
-import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
 
 /** What the scan knows beside the wire items (not part of any wire kind). */
 function observations(e: ScopeEvidence | null) {
@@ -43,28 +41,18 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<Exit
     process.stderr.write('viewer: scan needs DESTINATION_PATH and exactly one ARCHIVE_SERVER_NAMES entry\n');
     return EXIT.usage;
   }
-  const publisher = new Publisher(
-    {
-      cluster: config.cluster ?? standaloneCluster,
-      provider: destination.provider,
-      fingerprint: destinationFingerprint(destination, config.endpointUrl),
-      server,
-      producerVersion: PRODUCER_VERSION,
-    },
-    config.retention,
-    config.freshnessThresholdSeconds * 1000,
-  );
-  const meter = new BudgetMeter({ maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects });
+  const scope = wireScope(config, { server, destination, endpointUrl: config.endpointUrl });
+  const publisher = scope.publisher;
+  const meter = new BudgetMeter(scanBudget(config));
   const startedAt = new Date();
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(config.scan.timeoutSeconds * 1000)]);
   const progress = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\rviewer: ${meter.pages} pages, ${meter.objects} objects`), 250) : null;
   let publication: Publication;
   let failure: string | null = null;
   try {
-    const root = scopeRoot(destination.prefix, server);
-    const driver = confine(await createDriver(config), root);
+    const driver = confine(await createDriver(config), scope.root);
     try {
-      const evidence = await scanScope({ server, root, driver, signal: deadline, meter, concurrency: config.scan.concurrency, ...publisher.nextScan });
+      const evidence = await scope.scan(driver)(deadline, publisher.nextScan, meter);
       publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
       if (publication.snapshot.inventory.last_failure_category !== null) failure = publication.snapshot.inventory.last_failure_category;
     } finally {

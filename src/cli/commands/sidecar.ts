@@ -7,26 +7,23 @@
 import { rm } from 'node:fs/promises';
 import { categoryOf, GateError } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
-import { scanScope } from '../../evidence/scope-scan.ts';
-import { destinationFingerprint } from '../../publication/fingerprint.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { Reachability } from '../../publication/reachability.ts';
-import { Refresher } from '../../publication/refresher.ts';
-import { confine, scopeRoot } from '../../store/confined.ts';
+import { confine } from '../../store/confined.ts';
 import { createEvidenceApi } from '../../surface/api/evidence-api.ts';
 import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../surface/api/socket.ts';
 import { readTokenFile } from '../../surface/api/token-file.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { SidecarConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { PRODUCER_VERSION } from '../identity.ts';
+import { scopeRefresher, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
 export async function runSidecar(config: SidecarConfig, socketPath: string, stop: AbortSignal): Promise<ExitCode> {
   const log = createLogger(config.logLevel);
   let token: string;
   let driver;
-  const root = scopeRoot(config.destination.prefix, config.serverName);
+  const scope = wireScope(config, { server: config.serverName, destination: config.destination, endpointUrl: config.endpointUrl });
+  const root = scope.root;
   try {
     token = await readTokenFile(config.tokenFile);
     await checkSocketDirectory(socketPath);
@@ -38,23 +35,11 @@ export async function runSidecar(config: SidecarConfig, socketPath: string, stop
     return EXIT.config;
   }
 
-  const publisher = new Publisher(
-    { cluster: config.cluster, provider: 'store-a', fingerprint: destinationFingerprint(config.destination, config.endpointUrl), server: config.serverName, producerVersion: PRODUCER_VERSION },
-    config.retention,
-    config.freshnessThresholdSeconds * 1000,
-  );
-  let current = publisher.current;
-  const refresher = new Refresher({
-    publisher,
-    budget: { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects },
-    intervalMs: config.refreshIntervalSeconds * 1000,
-    scanTimeoutMs: config.scan.timeoutSeconds * 1000,
-    onPublish: (p) => {
-      current = p;
-      const failure = p.snapshot.inventory.last_failure_category;
-      log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, failure_category: failure, invalid: p.violations.length > 0 }, 'published');
-    },
-    scan: (signal, next, meter) => scanScope({ server: config.serverName, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next }),
+  let current = scope.publisher.current;
+  const refresher = scopeRefresher(config, scope, scope.scan(driver), (p) => {
+    current = p;
+    const failure = p.snapshot.inventory.last_failure_category;
+    log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, failure_category: failure, invalid: p.violations.length > 0 }, 'published');
   });
   const reachability = new Reachability({
     driver,

@@ -9,13 +9,10 @@ import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
 import { discoverServers } from '../../evidence/discovery.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
-import { scanScope } from '../../evidence/scope-scan.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
-import { destinationFingerprint } from '../../publication/fingerprint.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { Reachability } from '../../publication/reachability.ts';
-import { Refresher } from '../../publication/refresher.ts';
-import { confine, scopeRoot } from '../../store/confined.ts';
+import type { Refresher } from '../../publication/refresher.ts';
+import { confine } from '../../store/confined.ts';
 import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';
 import type { DestinationFacts, ScopeView } from '../../surface/ui/pages.ts';
@@ -24,7 +21,7 @@ import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { PRODUCER_VERSION, standaloneCluster } from '../identity.ts';
+import { scopeRefresher, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
 export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<ExitCode> {
@@ -38,7 +35,6 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     process.stderr.write(`viewer: standalone refused to start: store: ${categoryOf(error)}\n`);
     return EXIT.config;
   }
-  const fingerprint = destinationFingerprint(destination, demo ? null : config.endpointUrl);
   const views = new Map<string, ScopeView>();
   const refreshers: Refresher[] = [];
   // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
@@ -46,29 +42,23 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null };
 
   const addScope = (server: string) => {
-    const root = scopeRoot(destination.prefix, server);
-    const scoped = confine(driver, root);
-    const publisher = new Publisher(
-      { cluster: config.cluster ?? standaloneCluster, provider: destination.provider, fingerprint, server, producerVersion: PRODUCER_VERSION },
-      config.retention,
-      config.freshnessThresholdSeconds * 1000,
-    );
+    const scope = wireScope(config, { server, destination, endpointUrl: demo ? null : config.endpointUrl });
+    const publisher = scope.publisher;
+    const scan = scope.scan(confine(driver, scope.root));
     views.set(server, scopeView(server, publisher.current, null));
-    const refresher = new Refresher({
-      publisher,
-      budget: { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects },
-      intervalMs: config.refreshIntervalSeconds * 1000,
-      scanTimeoutMs: config.scan.timeoutSeconds * 1000,
-      scan: async (signal, next, meter) => {
-        const evidence = await scanScope({ server, root, driver: scoped, signal, meter, concurrency: config.scan.concurrency, ...next });
+    const refresher = scopeRefresher(
+      config,
+      scope,
+      async (signal, next, meter) => {
+        const evidence = await scan(signal, next, meter);
         return discovering ? { ...evidence, unscopedObjects: destinationFacts.unscopedObjects } : evidence;
       },
-      onPublish: (p) => {
+      (p) => {
         // The scan behind the published generation: a failed or truncated attempt is never shown.
         views.set(server, scopeView(server, p, publisher.evidence));
         log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code }, 'published');
       },
-    });
+    );
     refreshers.push(refresher);
     refresher.start();
   };

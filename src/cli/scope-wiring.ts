@@ -1,0 +1,68 @@
+/**
+ * One scope's publication wiring, written once for the three commands that publish (`scan`,
+ * sidecar, standalone): the Publisher that names the scope (identity, the configured expectations
+ * and freshness threshold), the scan of that scope (the one call of the scanner, in the shape the
+ * Refresher takes), the budgets it runs under, and for the long-running modes the Refresher that
+ * repeats it on the configured interval and deadline.
+ */
+import type { ScanBudget } from '../evidence/listing.ts';
+import { scanScope } from '../evidence/scope-scan.ts';
+import { destinationFingerprint } from '../publication/fingerprint.ts';
+import { Publisher, type Publication } from '../publication/publisher.ts';
+import { Refresher, type ScanFunction } from '../publication/refresher.ts';
+import { scopeRoot } from '../store/confined.ts';
+import type { Destination } from '../store/destination.ts';
+import type { StoreDriver } from '../store/driver.ts';
+import type { Config } from './config/config.ts';
+import { PRODUCER_VERSION, standaloneCluster } from './identity.ts';
+
+export interface Scope {
+  readonly server: string;
+  readonly destination: Destination;
+  /** The endpoint origin the fingerprint includes: the configured one, `null` for the embedded demo. */
+  readonly endpointUrl: string | null;
+}
+
+export interface ScopeWiring {
+  readonly publisher: Publisher;
+  /** `<prefix>/<server>/`: the root the scope's driver is confined to. */
+  readonly root: string;
+  /** The scan of this scope through `driver`, already confined to `root`. */
+  readonly scan: (driver: StoreDriver) => ScanFunction;
+}
+
+/** The listing budgets of one scan (its wall time is the caller's deadline). */
+export function scanBudget(config: Config): ScanBudget {
+  return { maxPages: config.scan.maxPages, maxObjects: config.scan.maxObjects };
+}
+
+export function wireScope(config: Config, scope: Scope): ScopeWiring {
+  const root = scopeRoot(scope.destination.prefix, scope.server);
+  const publisher = new Publisher(
+    {
+      // Sidecar mode always has its cluster; standalone without CLUSTER_* publishes the placeholder.
+      cluster: config.cluster ?? standaloneCluster,
+      provider: scope.destination.provider,
+      fingerprint: destinationFingerprint(scope.destination, scope.endpointUrl),
+      server: scope.server,
+      producerVersion: PRODUCER_VERSION,
+    },
+    config.retention,
+    config.freshnessThresholdSeconds * 1000,
+  );
+  const scan = (driver: StoreDriver): ScanFunction => (signal, next, meter) =>
+    scanScope({ server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
+  return { publisher, root, scan };
+}
+
+/** The Refresher of a wired scope: `scan` (the wiring's, or one that amends its evidence) on the configured interval, budgets and deadline. */
+export function scopeRefresher(config: Config, wiring: ScopeWiring, scan: ScanFunction, onPublish: (p: Publication) => void): Refresher {
+  return new Refresher({
+    publisher: wiring.publisher,
+    scan,
+    budget: scanBudget(config),
+    intervalMs: config.refreshIntervalSeconds * 1000,
+    scanTimeoutMs: config.scan.timeoutSeconds * 1000,
+    onPublish,
+  });
+}
