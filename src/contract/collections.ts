@@ -11,6 +11,7 @@ import {
   Cursor,
   Lsn,
   Nullable,
+  PAGE_LIMITS,
   Reason,
   ServerName,
   State,
@@ -143,8 +144,6 @@ export const RecoveryPathItem = Type.Object(
 );
 export type RecoveryPathItem = Static<typeof RecoveryPathItem>;
 
-export const MAX_PAGE_ITEMS = 200;
-
 const page = <K extends string, T extends TSchema>(kind: K, item: T) =>
   Type.Object(
     {
@@ -153,7 +152,7 @@ const page = <K extends string, T extends TSchema>(kind: K, item: T) =>
       revision: Uint,
       evidence_generation: Uint,
       total_items: Nullable(Uint),
-      items: Type.Array(item, { maxItems: MAX_PAGE_ITEMS }),
+      items: Type.Array(item, { maxItems: PAGE_LIMITS.maxItems }),
       next_cursor: Nullable(Cursor),
     },
     { additionalProperties: false },

@@ -10,7 +10,7 @@
    negative examples are deliberately ill-typed copies of valid bodies. */
 import type { ArchiveBackupPage, ArchiveRecoveryPathPage, ArchiveWALGapPage, ArchiveWALRangePage } from './collections.ts';
 import type { WireBody, WireKind } from './kinds.ts';
-import { API_VERSION } from './primitives.ts';
+import { API_VERSION, PAGE_LIMITS } from './primitives.ts';
 import { CAPABILITY_IDS, type Capability, type RepositoryEvidenceSnapshot } from './snapshot.ts';
 import type { EvidenceAPIError, HealthStatus, ReadinessStatus } from './status.ts';
 
@@ -519,10 +519,10 @@ export const NEGATIVE_EXAMPLES: readonly NegativeExample[] = [
   {
     name: 'too-many-items',
     kind: 'ArchiveWALGapPage',
-    why: 'a page holds at most 200 items',
+    why: `a page holds at most ${PAGE_LIMITS.maxItems} items`,
     body: mutate(walGapPage, (p) => {
       const one = p.items[0];
-      p.items = Array.from({ length: 201 }, (_, n) => ({ ...one, start_position: n * 2 + 1, end_position: n * 2 + 1 }));
+      p.items = Array.from({ length: PAGE_LIMITS.maxItems + 1 }, (_, n) => ({ ...one, start_position: n * 2 + 1, end_position: n * 2 + 1 }));
     }),
   },
   {
@@ -558,8 +558,8 @@ export const NEGATIVE_EXAMPLES: readonly NegativeExample[] = [
   {
     name: 'cursor-too-long',
     kind: 'ArchiveWALRangePage',
-    why: 'cursors are at most 4096 bytes',
-    body: mutate(walRangePage, (p) => { p.next_cursor = 'A'.repeat(4097); }),
+    why: `cursors are at most ${PAGE_LIMITS.cursorBytes} bytes`,
+    body: mutate(walRangePage, (p) => { p.next_cursor = 'A'.repeat(PAGE_LIMITS.cursorBytes + 1); }),
   },
   {
     name: 'health-with-identity',

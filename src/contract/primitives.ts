@@ -122,6 +122,18 @@ export const NAMESPACE_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
 export const UID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 export const CLUSTER_NAME_PATTERN = '^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$';
 
-/** Opaque pagination cursor: base64url, at most 4096 bytes. */
-export const CURSOR_MAX_BYTES = 4096;
-export const Cursor = Type.String({ pattern: '^[A-Za-z0-9_-]+$', minLength: 1, maxLength: CURSOR_MAX_BYTES });
+/**
+ * The spec's pagination limits ("Limits", "Pagination rules"), defined once: the page and cursor
+ * schemas, the API's `limit` rule and cursor decoding, and the wire examples all read them here.
+ */
+export const PAGE_LIMITS = {
+  /** Items one page may hold, and the largest `limit` a request may name. */
+  maxItems: 200,
+  /** Items a page holds when the request names no `limit`. */
+  defaultItems: 100,
+  /** Bytes of an opaque cursor. */
+  cursorBytes: 4096,
+} as const;
+
+/** Opaque pagination cursor: base64url, at most `PAGE_LIMITS.cursorBytes` bytes. */
+export const Cursor = Type.String({ pattern: '^[A-Za-z0-9_-]+$', minLength: 1, maxLength: PAGE_LIMITS.cursorBytes });

@@ -15,6 +15,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/common/log.ts';
 import type { WireKind } from '../../src/contract/kinds.ts';
+import { PAGE_LIMITS } from '../../src/contract/primitives.ts';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
@@ -24,6 +25,7 @@ import { confine } from '../../src/store/confined.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
 import { CursorCodec } from '../../src/surface/api/cursor.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
+import { API_ROUTES, COLLECTIONS, type CollectionRoute } from '../../src/surface/api/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
@@ -108,19 +110,26 @@ describe('evidence API over a Unix socket', () => {
     assert.equal(a.body, b.body);
   });
 
-  for (const [route, kind, items] of [
-    ['backups', 'ArchiveBackupPage', (p: Publication) => p.backups],
-    ['wal-ranges', 'ArchiveWALRangePage', (p: Publication) => p.walRanges],
-    ['wal-gaps', 'ArchiveWALGapPage', (p: Publication) => p.walGaps],
-    ['recovery-paths', 'ArchiveRecoveryPathPage', (p: Publication) => p.recoveryPaths],
-  ] as const) {
+  it("has the spec's routes and page limits", () => {
+    assert.deepEqual(API_ROUTES, ['/healthz', '/readyz', '/api/v1alpha1/snapshot', '/api/v1alpha1/backups', '/api/v1alpha1/wal-ranges', '/api/v1alpha1/wal-gaps', '/api/v1alpha1/recovery-paths']);
+    assert.deepEqual(PAGE_LIMITS, { maxItems: 200, defaultItems: 100, cursorBytes: 4096 });
+  });
+
+  const ITEMS: Record<CollectionRoute, (p: Publication) => readonly unknown[]> = {
+    backups: (p) => p.backups,
+    'wal-ranges': (p) => p.walRanges,
+    'wal-gaps': (p) => p.walGaps,
+    'recovery-paths': (p) => p.recoveryPaths,
+  };
+  for (const { route, path, kind } of COLLECTIONS) {
+    const items = ITEMS[route];
     it(`walks every page of ${route} and finds exactly the publication's items`, async () => {
       const seen: unknown[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
         const q: string = `?revision=${current.revision}&limit=7${cursor === null ? '' : `&cursor=${cursor}`}`;
-        const r = await call(socketPath, `/api/v1alpha1/${route}${cursor === null ? q : `?revision=${current.revision}&cursor=${cursor}`}`);
+        const r = await call(socketPath, `${path}${cursor === null ? q : `?revision=${current.revision}&cursor=${cursor}`}`);
         assert.equal(r.status, 200, r.body);
         const page = expectBody(r, kind);
         seen.push(...(page['items'] as unknown[]));
@@ -133,11 +142,12 @@ describe('evidence API over a Unix socket', () => {
   }
 
   it('defaults to 100 items a page, allows 200, refuses 201', async () => {
+    const { defaultItems, maxItems } = PAGE_LIMITS;
     const d = expectBody(await call(socketPath, '/api/v1alpha1/wal-gaps'), 'ArchiveWALGapPage');
-    assert.equal((d['items'] as unknown[]).length, 100);
-    const m = expectBody(await call(socketPath, '/api/v1alpha1/wal-gaps?limit=200'), 'ArchiveWALGapPage');
-    assert.equal((m['items'] as unknown[]).length, 200);
-    expectError(await call(socketPath, '/api/v1alpha1/wal-gaps?limit=201'), 400, 'invalid-request');
+    assert.equal((d['items'] as unknown[]).length, defaultItems);
+    const m = expectBody(await call(socketPath, `/api/v1alpha1/wal-gaps?limit=${maxItems}`), 'ArchiveWALGapPage');
+    assert.equal((m['items'] as unknown[]).length, maxItems);
+    expectError(await call(socketPath, `/api/v1alpha1/wal-gaps?limit=${maxItems + 1}`), 400, 'invalid-request');
   });
 
   it('a publication change in the middle of a walk is 409, with or without the revision beside the old cursor', async () => {

@@ -16,6 +16,7 @@ import type { WireKind } from '../../src/contract/kinds.ts';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
+import { API_ROUTES } from '../../src/surface/api/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { exchange, header, readAll, type RawReply } from './http-edges-client.ts';
 
@@ -29,7 +30,7 @@ const FIXED = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
-const ROUTE_NAMES = new Set(['/healthz', '/readyz', '/api/v1alpha1/snapshot', '/api/v1alpha1/backups', '/api/v1alpha1/wal-ranges', '/api/v1alpha1/wal-gaps', '/api/v1alpha1/recovery-paths', 'unknown']);
+const ROUTE_NAMES = new Set([...API_ROUTES, 'unknown']);
 
 /** What an edge must be answered with: a route's own body, or an error code (with `Allow` on 405). */
 type Expected = { status: number; kind: Exclude<WireKind, 'EvidenceAPIError'>; route: string } | { status: number; code: string; route: string };

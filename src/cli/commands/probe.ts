@@ -4,6 +4,7 @@
  * answers `live`, 1 otherwise. It prints no token, no body and no transport error text.
  */
 import { request } from 'node:http';
+import { HEALTH_PATH } from '../../surface/api/routes.ts';
 import { readTokenFile } from '../../surface/api/token-file.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
@@ -15,7 +16,7 @@ export async function runProbe(tokenFile: string | undefined, socketPath: string
     if (tokenFile === undefined || tokenFile === '') throw new Error('no token file');
     const token = await readTokenFile(tokenFile);
     const live = await new Promise<boolean>((resolve) => {
-      const req = request({ socketPath, path: '/healthz', method: 'GET', headers: { authorization: `Bearer ${token}` }, signal: deadline }, (res) => {
+      const req = request({ socketPath, path: HEALTH_PATH, method: 'GET', headers: { authorization: `Bearer ${token}` }, signal: deadline }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c.length + body.length <= 4096 ? c : ''));

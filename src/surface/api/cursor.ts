@@ -6,9 +6,12 @@
  * process, a changed byte) fails verification and is `invalid-request`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { PAGE_LIMITS } from '../../contract/primitives.ts';
+import { COLLECTIONS, type CollectionRoute } from './routes.ts';
 
-export const CURSOR_ROUTES = ['backups', 'wal-ranges', 'wal-gaps', 'recovery-paths'] as const;
-export type CursorRoute = (typeof CURSOR_ROUTES)[number];
+export type CursorRoute = CollectionRoute;
+/** A cursor records its collection as an index into this list (the order of `COLLECTIONS`). */
+const CURSOR_ROUTES: readonly CursorRoute[] = COLLECTIONS.map((c) => c.route);
 
 export interface CursorState {
   readonly route: CursorRoute;
@@ -48,7 +51,7 @@ export class CursorCodec {
 
   /** The state a cursor carries, or `null` when it is not one this process issued. */
   decode(text: string): CursorState | null {
-    if (text.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
+    if (text.length > PAGE_LIMITS.cursorBytes || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
     const raw = Buffer.from(text, 'base64url');
     if (raw.length !== BODY + MAC || raw.toString('base64url') !== text) return null;
     const body = raw.subarray(0, BODY);

@@ -13,19 +13,18 @@ import { createServer, IncomingMessage, ServerResponse, type Server, type Server
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WireBody, WireKind } from '../../contract/kinds.ts';
-import { API_VERSION, MEDIA_TYPE } from '../../contract/primitives.ts';
+import { API_VERSION, MEDIA_TYPE, PAGE_LIMITS } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../../contract/status.ts';
 import type { Logger } from '../../common/log.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { CursorCodec, type CursorRoute } from './cursor.ts';
+import { API_ROUTES, COLLECTIONS, HEALTH_PATH, READY_PATH, SNAPSHOT_PATH, type Collection } from './routes.ts';
 
+/** The spec's limits the API alone applies; the page limits (items, cursor bytes) are `PAGE_LIMITS` of the contract. */
 export const LIMITS = {
   snapshotBytes: 256 * 1024,
   pageBytes: 1024 * 1024,
-  maxItems: 200,
-  defaultItems: 100,
-  cursorBytes: 4096,
   maxInFlight: 16,
   deadlineMs: 5_000,
   /** `Bearer ` plus the 43-character token; anything longer is refused unread. */
@@ -64,14 +63,10 @@ const FIXED_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 } as const;
 
-type Collection = { route: CursorRoute; kind: 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage' | 'ArchiveRecoveryPathPage' };
-const COLLECTIONS: Record<string, Collection> = {
-  '/api/v1alpha1/backups': { route: 'backups', kind: 'ArchiveBackupPage' },
-  '/api/v1alpha1/wal-ranges': { route: 'wal-ranges', kind: 'ArchiveWALRangePage' },
-  '/api/v1alpha1/wal-gaps': { route: 'wal-gaps', kind: 'ArchiveWALGapPage' },
-  '/api/v1alpha1/recovery-paths': { route: 'recovery-paths', kind: 'ArchiveRecoveryPathPage' },
-};
-const ROUTES = new Set(['/healthz', '/readyz', '/api/v1alpha1/snapshot', ...Object.keys(COLLECTIONS)]);
+const COLLECTION_BY_PATH = new Map<string, Collection>(COLLECTIONS.map((c) => [c.path, c]));
+const ROUTES = new Set(API_ROUTES);
+/** Query values are plain ASCII tokens (no percent-encoding is needed or accepted); the longest is a cursor. */
+const QUERY_VALUE = new RegExp(`^[A-Za-z0-9_-]{1,${PAGE_LIMITS.cursorBytes}}$`);
 
 interface Outcome {
   readonly status: number;
@@ -110,8 +105,7 @@ function queryOf(search: string, allowed: readonly string[]): Map<string, string
     const eq = part.indexOf('=');
     const name = eq === -1 ? part : part.slice(0, eq);
     const value = eq === -1 ? '' : part.slice(eq + 1);
-    // Values are plain ASCII tokens: no percent-encoding is needed or accepted.
-    if (!allowed.includes(name) || out.has(name) || !/^[A-Za-z0-9_-]{1,4096}$/.test(value)) return null;
+    if (!allowed.includes(name) || out.has(name) || !QUERY_VALUE.test(value)) return null;
     out.set(name, value);
   }
   return out;
@@ -144,12 +138,12 @@ function collection(c: Collection, search: string, o: EvidenceApiOptions, cursor
   const limitText = q.get('limit');
   const cursorText = q.get('cursor');
   if (revisionText !== undefined && !UINT.test(revisionText)) return fail('invalid-request');
-  if (limitText !== undefined && (!UINT.test(limitText) || Number(limitText) < 1 || Number(limitText) > LIMITS.maxItems)) return fail('invalid-request');
+  if (limitText !== undefined && (!UINT.test(limitText) || Number(limitText) < 1 || Number(limitText) > PAGE_LIMITS.maxItems)) return fail('invalid-request');
   const p = o.publication();
   if (p.violations.length > 0) return fail('invalid-publication', p.revision);
   if (revisionText !== undefined && Number(revisionText) !== p.revision) return fail('publication-changed', p.revision);
   let offset = 0;
-  let limit = limitText === undefined ? LIMITS.defaultItems : Number(limitText);
+  let limit = limitText === undefined ? PAGE_LIMITS.defaultItems : Number(limitText);
   if (cursorText !== undefined) {
     const state = cursors.decode(cursorText);
     if (state === null || state.route !== c.route) return fail('invalid-request', p.revision);
@@ -169,21 +163,21 @@ function collection(c: Collection, search: string, o: EvidenceApiOptions, cursor
 }
 
 function handle(path: string, search: string, o: EvidenceApiOptions, cursors: CursorCodec): Outcome {
-  if (path === '/healthz' || path === '/readyz' || path === '/api/v1alpha1/snapshot') {
+  if (path === HEALTH_PATH || path === READY_PATH || path === SNAPSHOT_PATH) {
     if (search !== '') return fail('invalid-request');
   }
-  if (path === '/healthz') return ok('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }, null);
-  if (path === '/readyz') {
+  if (path === HEALTH_PATH) return ok('HealthStatus', { api_version: API_VERSION, kind: 'HealthStatus', status: 'live' }, null);
+  if (path === READY_PATH) {
     const ready = o.ready();
     return ok('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }, null, ready ? 200 : 503);
   }
-  if (path === '/api/v1alpha1/snapshot') {
+  if (path === SNAPSHOT_PATH) {
     const p = o.publication();
     if (p.violations.length > 0) return fail('invalid-publication', p.revision);
     if (Buffer.byteLength(p.snapshotJson) > (o.sizeLimits?.snapshotBytes ?? LIMITS.snapshotBytes)) return fail('response-limit', p.revision);
     return { status: 200, body: p.snapshotJson, code: null, revision: p.revision };
   }
-  const c = COLLECTIONS[path];
+  const c = COLLECTION_BY_PATH.get(path);
   return c === undefined ? fail('not-found') : collection(c, search, o, cursors);
 }
 
