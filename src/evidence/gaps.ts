@@ -32,6 +32,9 @@ export interface Gap {
   readonly lastObservedGeneration: number;
 }
 
+/** Whether a gap has exactly the shape Barman's retention leaves (`retention-holes.ts`). */
+export type GapClass = 'retention-expected' | 'unexplained';
+
 /** What a previous complete generation recorded about a gap. */
 export interface GapMemory {
   readonly timeline: number;
@@ -39,6 +42,7 @@ export interface GapMemory {
   readonly end: number;
   readonly firstObservedGeneration: number;
   readonly status: Gap['status'];
+  readonly class: GapClass;
 }
 
 /** How long the archive must have moved on past a gap before it is confirmed (store receipt time). */
@@ -69,32 +73,41 @@ function previousPosition(position: number, g: WalGeometry): number {
 }
 
 /**
- * The remembered gaps of one timeline overlapping [start, end]. Gaps of one generation are
- * disjoint, so sorted by start they are sorted by end too: a binary search finds the first that
- * ends at or after `start` (a linear filter per gap made rescans quadratic in the gap count).
+ * The remembered gaps by timeline, for overlap lookups. Remembered gaps are disjoint, so sorted
+ * by start they are sorted by end too: a binary search finds the first that ends at or after a
+ * position (a linear filter per gap made rescans quadratic in the gap count).
  */
-function overlapping(sorted: readonly GapMemory[], start: number, end: number): GapMemory[] {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as GapMemory).end < start) lo = mid + 1;
-    else hi = mid;
+export class GapMemoryIndex {
+  readonly #byTimeline = new Map<number, GapMemory[]>();
+
+  constructor(previous: readonly GapMemory[]) {
+    for (const m of previous) {
+      const list = this.#byTimeline.get(m.timeline);
+      if (list === undefined) this.#byTimeline.set(m.timeline, [m]);
+      else list.push(m);
+    }
+    for (const list of this.#byTimeline.values()) list.sort((a, b) => a.start - b.start);
   }
-  const out: GapMemory[] = [];
-  for (let i = lo; i < sorted.length && (sorted[i] as GapMemory).start <= end; i++) out.push(sorted[i] as GapMemory);
-  return out;
+
+  /** The remembered gaps of `timeline` overlapping [start, end]. */
+  overlapping(timeline: number, start: number, end: number): GapMemory[] {
+    const sorted = this.#byTimeline.get(timeline) ?? [];
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] as GapMemory).end < start) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: GapMemory[] = [];
+    for (let i = lo; i < sorted.length && (sorted[i] as GapMemory).start <= end; i++) out.push(sorted[i] as GapMemory);
+    return out;
+  }
 }
 
 export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap[] {
   const gaps: Gap[] = [];
-  const remembered = new Map<number, GapMemory[]>();
-  for (const m of ctx.previous) {
-    const list = remembered.get(m.timeline);
-    if (list === undefined) remembered.set(m.timeline, [m]);
-    else list.push(m);
-  }
-  for (const list of remembered.values()) list.sort((a, b) => a.start - b.start);
+  const remembered = new GapMemoryIndex(ctx.previous);
   for (const tl of timelines) {
     for (let i = 1; i < tl.ranges.length; i++) {
       const before = tl.ranges[i - 1];
@@ -104,7 +117,7 @@ export function findGaps(timelines: Iterable<TimelineWal>, ctx: GapContext): Gap
       const end = previousPosition(after.start, ctx.geometry);
       if (end < start) continue;
       const count = positionsBetween(start, end, ctx.geometry);
-      const earlier = overlapping(remembered.get(tl.timeline) ?? [], start, end);
+      const earlier = remembered.overlapping(tl.timeline, start, end);
       const first = earlier.reduce((f, m) => Math.min(f, m.firstObservedGeneration), ctx.generation);
       // The segment after the gap: the first of the following range.
       const followingReceipt = after.startReceipt;

@@ -35,7 +35,7 @@ const REASONS = {
   'coverage-gap-limited': 'The path stops at missing WAL.',
   'coverage-unknown-limited': 'The path stops where timeline history or WAL geometry is unknown.',
   'consistency-not-reached': 'The WAL needed to make the backup consistent is not all observed.',
-  'standalone-retention-limited': 'A standalone backup: WAL is observed to its consistency point, then stops where retention removed WAL.',
+  'standalone-retention-limited': 'A standalone backup: WAL is observed to its consistency point, then stops at a hole with the shape retention leaves.',
   'backup-not-usable': 'The backup this path starts from is not structurally usable.',
   'backup-usability-unknown': 'Whether the backup this path starts from is usable is unknown.',
   'backup-warning': 'The backup this path starts from carries a warning.',

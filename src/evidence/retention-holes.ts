@@ -15,16 +15,19 @@
  * 3. the segment right after the gap is the `begin_wal` of the anchor or of such a standalone
  *    backup (retention cuts at a remaining backup's `begin_wal`);
  * 4. no completed backup needs any position of the gap (its `begin_wal`..`end_wal` on the
- *    timeline does not meet it).
+ *    timeline does not meet it);
+ * 5. every segment observed on that timeline below the gap's end lies inside such a standalone
+ *    backup's `begin_wal`..`end_wal`: the pass that cut at the gap's end deleted everything else
+ *    below it, so any other surviving segment means the hole was made some other way.
  *
  * Anything else, including every gap when only standalone backups remain (the cut of the last
  * deleted backup is unknowable), is unexplained. Design note: docs/design/evidence.md §WAL states.
  */
 import { nextPosition, type WalGeometry } from '../postgres/wal.ts';
 import type { BackupFacts } from './backups.ts';
-import type { Gap } from './gaps.ts';
+import type { Gap, GapClass } from './gaps.ts';
 
-export type GapClass = 'retention-expected' | 'unexplained';
+export type { GapClass } from './gaps.ts';
 
 interface Placed {
   readonly facts: BackupFacts;
@@ -51,7 +54,10 @@ function placed(backups: readonly BackupFacts[]): Placed[] {
  * The class of each gap, in the order given. Without a geometry no position can be placed, and
  * every gap is unexplained.
  */
-export function classifyGaps(gaps: readonly Gap[], backups: readonly BackupFacts[], geometry: WalGeometry | null): GapClass[] {
+/** Observed runs of one timeline, ascending (the WAL archive's ranges). */
+export type ObservedRuns = (timeline: number) => readonly { readonly start: number; readonly end: number }[];
+
+export function classifyGaps(gaps: readonly Gap[], backups: readonly BackupFacts[], geometry: WalGeometry | null, observed: ObservedRuns): GapClass[] {
   if (geometry === null) return gaps.map(() => 'unexplained');
   const all = placed(backups);
   const anchor = all.find((b) => !b.standalone);
@@ -62,12 +68,24 @@ export function classifyGaps(gaps: readonly Gap[], backups: readonly BackupFacts
   const unplaced = backups.filter((b) => b.completed && !placedFacts.has(b));
   if (unplaced.some((b) => b.item.begin_at === null || Date.parse(b.item.begin_at) <= anchor.beginAt)) return gaps.map(() => 'unexplained');
   const islands = all.filter((b) => b.standalone && b.timeline === anchor.timeline && b.beginAt < anchor.beginAt);
+  /** Whether every position from `from` to `to` lies in some island. */
+  const insideIslands = (from: number, to: number): boolean => {
+    let p = from;
+    while (p <= to) {
+      const holding = islands.filter((s) => s.begin <= p && p <= s.end);
+      if (holding.length === 0) return false;
+      p = nextPosition(Math.max(...holding.map((s) => s.end)), geometry);
+    }
+    return true;
+  };
+  const runs = observed(anchor.timeline);
   return gaps.map((g) => {
     if (g.timeline !== anchor.timeline || g.end >= anchor.begin) return 'unexplained';
     const startsAfterIsland = islands.some((s) => nextPosition(s.end, geometry) === g.start);
     const after = nextPosition(g.end, geometry);
     const endsAtCut = after === anchor.begin || islands.some((s) => s.begin === after);
     const needed = all.some((b) => b.timeline === g.timeline && b.begin <= g.end && b.end >= g.start);
-    return startsAfterIsland && endsAtCut && !needed ? 'retention-expected' : 'unexplained';
+    const onlyIslandsBelow = runs.every((r) => r.start > g.end || insideIslands(r.start, Math.min(r.end, g.end)));
+    return startsAfterIsland && endsAtCut && !needed && onlyIslandsBelow ? 'retention-expected' : 'unexplained';
   });
 }

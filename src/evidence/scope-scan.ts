@@ -12,12 +12,12 @@ import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfoResult } from '.
 import { classifyKey } from '../format/barman-cloud/classify.ts';
 import { readHistory, readOthers, walDirectories, walParts } from '../format/barman-cloud/wal-reader.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
-import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
+import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
-import { findGaps, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
+import { findGaps, GapMemoryIndex, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
@@ -49,11 +49,21 @@ export interface ScopeScanOptions {
   /** The generation this scan will publish if it completes. */
   readonly generation: number;
   readonly previousGaps: readonly GapMemory[];
+  /** The newest position ever observed per timeline, as remembered by earlier generations (D-66). */
+  readonly previousFrontiers?: FrontierMemory | null;
+  /** The completed backups of the previous generation: one gone since means retention may have run. */
+  readonly previousCompletedBackups?: ReadonlySet<string>;
   /** Gap confirmation thresholds (store receipt time); the defaults of D-35 unless a test shortens them. */
   readonly gapSettle?: GapSettle;
 }
 
 export type GeometryIssue = 'unknown' | 'conflict' | null;
+
+/** The newest position observed per timeline since the backups last lost one, under one segment size. */
+export interface FrontierMemory {
+  readonly segmentSize: number;
+  readonly last: ReadonlyMap<number, number>;
+}
 
 export interface ScopeEvidence {
   readonly server: string;
@@ -80,6 +90,13 @@ export interface ScopeEvidence {
    * (standalone discovery); absent, the scope's own confined listings saw none (D-56).
    */
   readonly unscopedObjects?: number | null;
+  /** Remembered confirmed losses whose surroundings are gone too (neither observed nor in a gap now). */
+  readonly vanishedGaps: number;
+  /** A timeline's newest observed position moved back since an earlier generation, no backup gone. */
+  readonly frontierRegressed: boolean;
+  /** What the next scan remembers of this one's frontiers (null until a geometry is known). */
+  readonly frontiers: FrontierMemory | null;
+  readonly completedBackupIds: ReadonlySet<string>;
   /** No backup directory and no object under `wals/`: nothing Barman writes is at this location. */
   readonly empty: boolean;
   /** Objects named as WAL segments whose size no segment can have (counted as unknown). */
@@ -253,7 +270,41 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
   const backups = dirs.map((d, i) => evaluateBackup(d, infos[i] ?? null, keeps[i] ?? null, { server: o.server, geometry: settled.geometry, index }));
-  const classes = classifyGaps(gapList, backups, settled.geometry);
+  const classes = classifyGaps(gapList, backups, settled.geometry, (t) => wal.timelines.get(t)?.ranges ?? []);
+
+  // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
+  // missing or present may only be forgotten when WAL arrived or a backup was deleted since (the
+  // only way Barman's retention removes WAL).
+  const completedBackupIds = new Set(backups.filter((b) => b.completed).map((b) => b.item.backup_id));
+  const backupsGone = [...(o.previousCompletedBackups ?? [])].some((id) => !completedBackupIds.has(id));
+  const memory = new GapMemoryIndex(o.previousGaps);
+  for (const [i, g] of gapList.entries()) {
+    // A hole once unexplained does not become expected by growing: only a deleted backup explains it.
+    if (classes[i] === 'retention-expected' && !backupsGone && memory.overlapping(g.timeline, g.start, g.end).some((m) => m.class === 'unexplained')) classes[i] = 'unexplained';
+  }
+  const current = new GapMemoryIndex(gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: 'unexplained' })));
+  const observedThrough = (timeline: number, from: number, to: number): boolean => {
+    for (let p = from; p <= to; ) {
+      const range = index.rangeAt(timeline, p);
+      if (range === null) return false;
+      p = nextPosition(range.end, rangeGeometry);
+    }
+    return true;
+  };
+  // A confirmed loss whose neighbours vanished too is no gap any more, but it is not filled.
+  const vanished = backupsGone
+    ? []
+    : o.previousGaps.filter((m) => m.status === 'confirmed' && m.class === 'unexplained' && current.overlapping(m.timeline, m.start, m.end).length === 0 && !observedThrough(m.timeline, m.start, m.end));
+  const lastObserved = new Map([...wal.timelines.values()].flatMap((tl) => (tl.ranges.length === 0 ? [] : [[tl.timeline, (tl.ranges.at(-1) as { end: number }).end] as const])));
+  const earlier = o.previousFrontiers ?? null;
+  const comparable = settled.geometry !== null && earlier !== null && earlier.segmentSize === settled.geometry.segmentSize;
+  const frontierRegressed = comparable && !backupsGone && [...earlier.last].some(([t, last]) => (lastObserved.get(t) ?? -1) < last);
+  let frontiers: FrontierMemory | null = earlier;
+  if (settled.geometry !== null) {
+    const last = new Map(comparable && !backupsGone ? earlier.last : []);
+    for (const [t, end] of lastObserved) last.set(t, Math.max(last.get(t) ?? end, end));
+    frontiers = { segmentSize: settled.geometry.segmentSize, last };
+  }
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
   const paths: RecoveryPathItem[] = [];
   let pathsTruncated = false;
@@ -306,7 +357,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     ranges: ranges.sort(compareWalRuns),
     gaps: classified.map((c) => c.item),
     gapClasses: classified.map((c) => c.class),
-    gapMemory: gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status })),
+    gapMemory: [...gapList.map((g, i) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: classes[i] ?? 'unexplained' })), ...vanished],
     paths,
     geometry: settled.geometry,
     geometryIssue: settled.issue,
@@ -317,6 +368,10 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
     empty,
     implausibleSegments: wal.implausibleSegments,
+    vanishedGaps: vanished.length,
+    frontierRegressed,
+    frontiers,
+    completedBackupIds,
     latestWalReceipt: wal.latestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
     recentObjects: access.recent.map((r) => ({ key: unprintable(r.key) ? null : r.key, size: r.size, receivedAt: new Date(r.at).toISOString() })),

@@ -28,14 +28,17 @@ const MESSAGES: Record<string, string> = {
   'wal-segment-size-invalid': 'Objects named as WAL segments have a size no segment can have; their positions count as missing.',
   'wal-unknown-objects': 'The WAL area holds objects Barman does not write.',
   'wal-continuous': 'Archived WAL has no gap between the first and last segment of any timeline.',
+  'wal-frontier-regressed': 'WAL seen at the newest end of a timeline in an earlier scan is gone, and no backup was deleted since.',
+  'wal-gap-vanished': 'WAL confirmed missing in an earlier scan is still missing, and the WAL around it is gone too.',
   'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape Barman\'s retention leaves.',
-  'scope-empty': 'Nothing was found at this server\'s location: no backup directory and no WAL.',
+  'scope-empty': 'No backup directory and no WAL were found at this server\'s location.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
   'timelines-consistent': 'Every timeline has a consistent history.',
   'no-usable-backup': 'No backup is proven structurally usable.',
   'latest-timeline-not-covered': 'No usable backup has a recovery path to the newest timeline.',
   'coverage-to-frontier': 'A usable backup is covered by WAL up to the newest observed segment.',
+  'coverage-to-frontier-backup-warning': 'Only a usable backup that carries a warning is covered by WAL up to the newest observed segment.',
   'coverage-candidate-limited': 'Recovery coverage of the newest timeline stops at an unconfirmed gap.',
   'coverage-gap-limited': 'Recovery coverage of the newest timeline stops at missing WAL.',
   'coverage-unknown-limited': 'Recovery coverage of the newest timeline stops where history is unknown.',
@@ -47,6 +50,7 @@ const MESSAGES: Record<string, string> = {
   'retention-met': 'Structurally usable backups meet the configured expectations.',
   'latest-backup-not-usable': 'The newest backup is not proven structurally usable.',
   'older-backup-not-usable': 'A completed backup other than the newest is not proven structurally usable.',
+  'completed-backup-not-usable': 'A completed backup whose begin time is unknown is not proven structurally usable.',
   'backups-usable': 'Every completed backup is proven structurally usable.',
   'completed-backup-unhealthy': 'A completed backup is structurally broken.',
   'completed-backup-unknown': 'A completed backup could not be proven structurally usable.',
@@ -73,10 +77,13 @@ function walState(e: ScopeEvidence): StateReason {
   if (e.geometryIssue === 'conflict') return sr('unknown', 'wal-segment-size-conflict');
   if (e.systemIds.size > 1) return sr('unknown', 'multiple-system-ids');
   if (e.rangesTruncated) return sr('unknown', 'ranges-truncated');
+  // Evidence over time: what an earlier generation saw may not silently disappear (D-66).
+  if (e.frontierRegressed) return sr('unhealthy', 'wal-frontier-regressed');
   if (e.walCounts.segment === 0) return sr('unknown', 'wal-archive-empty');
   // Every gap counts but a hole with exactly the shape Barman's retention leaves (retention-holes.ts).
   const unexplained = e.gaps.filter((_, i) => e.gapClasses[i] !== 'retention-expected');
   if (unexplained.some((g) => g.status === 'confirmed')) return sr('unhealthy', 'wal-gap-confirmed');
+  if (e.vanishedGaps > 0) return sr('unhealthy', 'wal-gap-vanished');
   if (unexplained.length > 0) return sr('warning', 'wal-gap-candidate');
   if (e.implausibleSegments > 0) return sr('warning', 'wal-segment-size-invalid');
   if (e.walCounts.unknown > 0) return sr('warning', 'wal-unknown-objects');
@@ -104,10 +111,13 @@ function coverageState(e: ScopeEvidence): StateReason {
   // it neither covers the frontier nor counts against the paths that do.
   const paths = e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest && p.reason.code !== 'standalone-retention-limited');
   if (paths.length === 0) return sr('unhealthy', 'latest-timeline-not-covered');
+  // The best path: the furthest stop, then the healthiest state among paths with that stop.
   const rank = { frontier: 0, 'candidate-limited': 1, 'unknown-limited': 2, 'gap-limited': 3 } as const;
-  const best = paths.reduce((a, b) => (rank[b.stop] < rank[a.stop] ? b : a));
-  if (best.stop === 'frontier' && best.state === 'healthy') return sr('healthy', 'coverage-to-frontier');
-  if (best.stop === 'candidate-limited' || best.stop === 'frontier') return sr('warning', 'coverage-candidate-limited');
+  const better = (a: (typeof paths)[number], b: (typeof paths)[number]) => rank[b.stop] < rank[a.stop] || (rank[b.stop] === rank[a.stop] && SEVERITY[b.state] < SEVERITY[a.state]);
+  const best = paths.reduce((a, b) => (better(a, b) ? b : a));
+  // Paths here start from usable backups, so a path to the frontier is healthy or a warning.
+  if (best.stop === 'frontier') return best.state === 'healthy' ? sr('healthy', 'coverage-to-frontier') : sr('warning', 'coverage-to-frontier-backup-warning');
+  if (best.stop === 'candidate-limited') return sr('warning', 'coverage-candidate-limited');
   if (best.stop === 'unknown-limited') return sr('unknown', 'coverage-unknown-limited');
   return sr('unhealthy', 'coverage-gap-limited');
 }
@@ -144,17 +154,21 @@ function retention(e: ScopeEvidence, x: Expectations, now: number, coverage: Sta
 }
 
 /**
- * The backups' part of the top level (D-58): none usable is unhealthy; the newest backup not
- * usable, or any other completed backup not usable, is a warning: recovery from a newer usable
- * backup is judged by coverage, and the structural capability carries the worst backup itself.
+ * The backups' part of the top level (D-58): none usable is unhealthy; any completed backup not
+ * usable, or carrying a warning, is at least a warning: recovery from a newer usable backup is
+ * judged by coverage, and the structural capability carries the worst backup itself. Which
+ * message applies depends on what is known of the backups' ages: a completed backup whose begin
+ * time is unknown (its metadata contradicts itself) could be the newest or not.
  */
 function backupsState(e: ScopeEvidence): StateReason {
   if (e.empty) return sr('unhealthy', 'scope-empty');
   const usable = e.backups.filter((b) => b.usable);
   if (usable.length === 0) return sr('unhealthy', 'no-usable-backup');
-  const newest = [...e.backups].filter((b) => b.item.begin_at !== null).sort((a, b) => ((a.item.begin_at ?? '') < (b.item.begin_at ?? '') ? -1 : 1)).at(-1);
+  if (e.backups.some((b) => b.completed && !b.usable && b.item.begin_at === null)) return sr('warning', 'completed-backup-not-usable');
+  const newest = [...e.backups].filter((b) => b.item.begin_at !== null).sort((a, b) => Date.parse(a.item.begin_at ?? '') - Date.parse(b.item.begin_at ?? '')).at(-1);
   if (newest !== undefined && !newest.usable) return sr('warning', 'latest-backup-not-usable');
   if (e.backups.some((b) => b.completed && !b.usable)) return sr('warning', 'older-backup-not-usable');
+  if (e.backups.some((b) => b.completed && b.item.state === 'warning')) return sr('warning', 'completed-backup-warning');
   return sr('healthy', 'backups-usable');
 }
 

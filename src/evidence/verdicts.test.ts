@@ -20,8 +20,8 @@ const T0 = Date.parse('2026-11-21T10:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 const SEVERITY: Record<State, number> = { healthy: 0, warning: 1, unknown: 2, unhealthy: 3 };
 
-const scanOf = (store: MemoryStore): Promise<ScopeEvidence> =>
-  scanScope({ server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, generation: 1, previousGaps: [] });
+const scanOf = (store: MemoryStore, next: Publisher['nextScan'] = { generation: 1, previousGaps: [], previousFrontiers: null, previousCompletedBackups: new Set() }): Promise<ScopeEvidence> =>
+  scanScope({ server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, ...next });
 
 /** The rules every publication must keep, whatever the repository. */
 function agrees(e: ScopeEvidence, p: Publication): void {
@@ -36,16 +36,35 @@ function agrees(e: ScopeEvidence, p: Publication): void {
   if (e.empty) for (const s of [p.snapshot.state, ac.wal.state, ac.timeline.state, ac.coverage.state, capability('catalog-listing'), capability('structural-artifact-validation')]) assert.notEqual(s, 'healthy');
 }
 
-function publish(e: ScopeEvidence): Publication {
-  const publisher = new Publisher(
+const newPublisher = () =>
+  new Publisher(
     { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' },
     { policyText: null, policy: null, minimumRedundancy: null },
     900_000,
   );
-  const p = publisher.complete(e, { startedAt: at(200), finishedAt: at(201), pages: 1, objects: e.objectCount });
+
+function publish(e: ScopeEvidence): Publication {
+  const p = newPublisher().complete(e, { startedAt: at(200), finishedAt: at(201), pages: 1, objects: e.objectCount });
   agrees(e, p);
   return p;
 }
+
+/** Successive complete generations of one store, each remembering the last as in production. */
+function generations(store: MemoryStore) {
+  const publisher = newPublisher();
+  let minute = 300;
+  return async () => {
+    const e = await scanOf(store, publisher.nextScan);
+    minute += 10;
+    const p = publisher.complete(e, { startedAt: at(minute), finishedAt: at(minute + 1), pages: 1, objects: e.objectCount });
+    agrees(e, p);
+    const wal = p.snapshot.details.archive_cloud.wal;
+    return { e, p, wal: [wal.state, wal.reason.code] as const };
+  };
+}
+
+/** The key of an uncompressed timeline-1 segment of log 0, as the synthetic repository writes it. */
+const segmentKey = (position: number) => `${ROOT}wals/0000000100000000/0000000100000000${position.toString(16).toUpperCase().padStart(8, '0')}`;
 
 interface Shape {
   /** Segments present on timeline 1, as [from, to] runs. */
@@ -94,6 +113,7 @@ describe('holes Barman retention leaves', () => {
     ['one segment after the island survives', { runs: [[4, 6], [10, 20]], backups: [S, R], tailMinutes: 90 }],
     ['the hole ends before the next backup begins', { runs: [[4, 5], [9, 20]], backups: [S, R], tailMinutes: 90 }],
     ['a one-segment hole with WAL on both sides next to a standalone backup', { runs: [[4, 7], [9, 20]], backups: [S, R], tailMinutes: 90 }],
+    ['WAL below the standalone backup survives, which the same retention pass would have deleted', { runs: [[1, 5], [10, 20]], backups: [S, R], tailMinutes: 90 }],
     ['the older backup is keep:full, not standalone', { runs: [[4, 5], [10, 20]], backups: [{ ...S, keep: 'full' }, R], tailMinutes: 90 }],
     ['the older backup has no keep annotation', { runs: [[4, 5], [10, 20]], backups: [{ id: S.id, begin: 4, end: 5, minute: 4 }, R], tailMinutes: 90 }],
     ['only standalone backups remain', { runs: [[4, 5], [10, 20]], backups: [S, { ...R, keep: 'standalone' }], tailMinutes: 90 }],
@@ -140,7 +160,35 @@ describe('backups summarised', () => {
   it('an older completed backup that cannot be judged: structural validation unknown, top level a warning', async () => {
     const p = await twoBackups((s) => s.put(`${ROOT}base/b1/backup.info`, 'status=DONE\nmode=incremental\n'));
     assert.equal(p.backups[0]?.state, 'unknown');
-    assert.deepEqual([structural(p)?.state, p.snapshot.state, p.snapshot.reason.code], ['unknown', 'warning', 'older-backup-not-usable']);
+    // Its begin time is unknown too, so the message cannot call it older.
+    assert.deepEqual([structural(p)?.state, p.snapshot.state, p.snapshot.reason.code], ['unknown', 'warning', 'completed-backup-not-usable']);
+  });
+
+  it('a completed backup carrying a warning: structural validation and the top level are warnings too', async () => {
+    const p = await twoBackups((s) => s.put(`${ROOT}base/b2/notes.txt`, 'x'));
+    assert.deepEqual([p.backups[1]?.state, structural(p)?.state, p.snapshot.state, p.snapshot.reason.code], ['warning', 'warning', 'warning', 'completed-backup-warning']);
+    // Coverage reaches the frontier only from the backup with the warning: it says so.
+    const cov = p.snapshot.details.archive_cloud.coverage;
+    assert.deepEqual([cov.state, cov.reason.code], ['healthy', 'coverage-to-frontier']);
+  });
+
+  it('coverage from the frontier path of the healthier backup, whatever the order of paths', async () => {
+    const p = await twoBackups((s) => s.put(`${ROOT}base/b1/annotations/keep`, 'forever'));
+    assert.deepEqual([p.backups[0]?.state, p.backups[0]?.reason.code], ['warning', 'keep-annotation-unrecognized']);
+    const cov = p.snapshot.details.archive_cloud.coverage;
+    assert.deepEqual([cov.state, cov.reason.code], ['healthy', 'coverage-to-frontier']);
+    const only = await twoBackups((s) => {
+      s.put(`${ROOT}base/b1/notes.txt`, 'x');
+      s.put(`${ROOT}base/b2/notes.txt`, 'x');
+    });
+    const c = only.snapshot.details.archive_cloud.coverage;
+    assert.deepEqual([c.state, c.reason.code], ['warning', 'coverage-to-frontier-backup-warning']);
+  });
+
+  it('a completed backup whose begin time is unknown is not called older or newer', async () => {
+    const p = await twoBackups((s) => s.put(`${ROOT}base/b2/backup.info`, 'status=DONE\nbegin_time=2026-11-21 10:10:00+00:00\nend_time=2026-11-21 10:05:00+00:00\n'));
+    assert.equal(p.backups[1]?.begin_at, null);
+    assert.deepEqual([p.snapshot.state, p.snapshot.reason.code], ['warning', 'completed-backup-not-usable']);
   });
 
   it('an archive smaller than any valid archive is not an archive', async () => {
@@ -215,5 +263,69 @@ describe('what a scope holds', () => {
     assert.equal(e.walCounts.unknown, 1);
     assert.deepEqual(e.recentObjects[0], { key: null, size: 1, receivedAt: at(30).toISOString() });
     assert.ok(!JSON.stringify(e.recentObjects).includes('evil'));
+  });
+});
+
+describe('evidence over time: nothing proved is forgotten but by WAL arriving or a backup deleted', () => {
+  it('a confirmed loss that grows into the retention shape stays unexplained; a deleted backup may explain it', async () => {
+    for (const deleteBackup of [false, true]) {
+      const store = new MemoryStore();
+      const repo = new SyntheticRepository(store, ROOT);
+      repo.segments(1, 4, 31, at(4));
+      repo.segment(1, 32, at(200));
+      repo.backup({ id: '20261121T100400', timeline: 1, beginPosition: 4, endPosition: 5, beginTime: at(4), endTime: at(4.5), keep: 'standalone' });
+      repo.backup({ id: '20261121T100700', timeline: 1, beginPosition: 7, endPosition: 7, beginTime: at(7), endTime: at(7.5) });
+      repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: at(10), endTime: at(10.5) });
+      const next = generations(store);
+      store.delete(segmentKey(8));
+      store.delete(segmentKey(9));
+      assert.deepEqual((await next()).wal, ['unhealthy', 'wal-gap-confirmed']);
+      // More WAL lost beside it: 6..9 has exactly the retention shape after the standalone backup.
+      store.delete(segmentKey(6));
+      store.delete(segmentKey(7));
+      if (deleteBackup) {
+        store.delete(`${ROOT}base/20261121T100700/backup.info`);
+        store.delete(`${ROOT}base/20261121T100700/data.tar`);
+      }
+      const g = await next();
+      assert.deepEqual(g.e.gapClasses, [deleteBackup ? 'retention-expected' : 'unexplained'], `backup deleted: ${deleteBackup}`);
+      assert.deepEqual(g.wal, deleteBackup ? ['healthy', 'wal-continuous-except-retention'] : ['unhealthy', 'wal-gap-confirmed']);
+    }
+  });
+
+  it('WAL lost at the newest end of a timeline is reported, and stays reported until it comes back', async () => {
+    const store = new MemoryStore();
+    const repo = new SyntheticRepository(store, ROOT);
+    repo.segments(1, 1, 25, at(1));
+    repo.backup({ id: '20261121T100500', timeline: 1, beginPosition: 5, endPosition: 6, beginTime: at(5), endTime: at(5.5) });
+    const next = generations(store);
+    assert.deepEqual((await next()).wal, ['healthy', 'wal-continuous']);
+    for (let p = 16; p <= 25; p++) store.delete(segmentKey(p));
+    const lost = await next();
+    assert.deepEqual([lost.wal, lost.p.snapshot.state], [['unhealthy', 'wal-frontier-regressed'], 'unhealthy']);
+    assert.deepEqual((await next()).wal, ['unhealthy', 'wal-frontier-regressed'], 'a second look does not forget it');
+    repo.segments(1, 16, 25, at(16));
+    assert.deepEqual((await next()).wal, ['healthy', 'wal-continuous']);
+  });
+
+  it('a confirmed loss whose older neighbours vanished is still a loss; unless a backup was deleted', async () => {
+    for (const deleteBackup of [false, true]) {
+      const store = new MemoryStore();
+      const repo = new SyntheticRepository(store, ROOT);
+      repo.segments(1, 1, 30, at(1), { missing: [2, 3] });
+      repo.segment(1, 31, at(200));
+      repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 1, endPosition: 1, beginTime: at(1), endTime: at(1.5) });
+      repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: at(10), endTime: at(10.5) });
+      const next = generations(store);
+      assert.deepEqual((await next()).wal, ['unhealthy', 'wal-gap-confirmed']);
+      store.delete(segmentKey(1));
+      if (deleteBackup) {
+        store.delete(`${ROOT}base/20261121T100100/backup.info`);
+        store.delete(`${ROOT}base/20261121T100100/data.tar`);
+      }
+      const g = await next();
+      assert.deepEqual([g.p.walGaps.length, g.wal], [0, deleteBackup ? ['healthy', 'wal-continuous'] : ['unhealthy', 'wal-gap-vanished']]);
+      if (!deleteBackup) assert.deepEqual((await next()).wal, ['unhealthy', 'wal-gap-vanished'], 'remembered across generations');
+    }
   });
 });

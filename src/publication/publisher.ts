@@ -23,7 +23,7 @@ import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type ArchiveCloudSummary, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
 import type { GapMemory } from '../evidence/gaps.ts';
-import type { ScopeEvidence } from '../evidence/scope-scan.ts';
+import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
 import { summarize, type Expectations } from '../evidence/summary.ts';
 
 export interface PublicationIdentity {
@@ -151,9 +151,14 @@ export class Publisher {
     return this.#completeEvidence;
   }
 
-  /** What the next complete scan needs: its generation number and the gaps seen so far. */
-  get nextScan(): { generation: number; previousGaps: readonly GapMemory[] } {
-    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory };
+  /**
+   * What the next complete scan needs: its generation number and what the complete generations so
+   * far proved (gaps, the newest positions seen, the completed backups), so that nothing they
+   * proved is forgotten but by WAL arriving or a backup being deleted.
+   */
+  get nextScan(): { generation: number; previousGaps: readonly GapMemory[]; previousFrontiers: FrontierMemory | null; previousCompletedBackups: ReadonlySet<string> } {
+    const e = this.#completeEvidence;
+    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory, previousFrontiers: e?.frontiers ?? null, previousCompletedBackups: e?.completedBackupIds ?? new Set() };
   }
 
   #initial(): RepositoryEvidenceSnapshot {

@@ -100,7 +100,7 @@ describe('what the inventory page says of the evidence', () => {
 
   it('an empty location says nothing was found there; keys with control characters are not shown', async () => {
     const { e, p } = await scanned(() => undefined);
-    assert.match(render(scopeView('srv', p, e)), /Nothing was found at this server&#39;s location/);
+    assert.match(render(scopeView('srv', p, e)), /No backup directory and no WAL were found at this server&#39;s location/);
     const withKey = await scanned((repo, store) => {
       repository(repo);
       store.put('pg/srv/wals/zqx\u0007key', 'x', minute(300));

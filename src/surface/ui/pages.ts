@@ -200,7 +200,7 @@ function scopeSection(v: ScopeView, ctx: PageContext): Raw {
   return html`<section aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
 <p>${s.reason.message}</p>
 ${retained && s.evidence_generation > 0 ? html`<p class="notice">The evidence below is retained from generation ${s.evidence_generation}, completed ${when(s.completed_at)}: it is historical, not current health. Every item is marked "retained".</p>` : ''}
-${v.empty ? html`<p class="notice">Nothing was found at this server's location: no backup directory and no WAL. Check DESTINATION_PATH and the server name.</p>` : ''}
+${v.empty ? html`<p class="notice">No backup directory and no WAL were found at this server's location. Check DESTINATION_PATH and the server name.</p>` : ''}
 <div class="facts">
 <span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
 <span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
