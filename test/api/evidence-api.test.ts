@@ -225,6 +225,47 @@ describe('evidence API over a Unix socket', () => {
     }
   });
 
+  it('answers 500 when a handler throws, and logs it by route, status, code and error class, never its text', async () => {
+    const lines: string[] = [];
+    const log = new Writable({ write(chunk: Buffer, _e, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+    class ProviderishError extends Error {}
+    const thrown: Error[] = [
+      Object.assign(new Error('NoSuchKey: secret-prefix/pg-main/base/20261120T000000 in acme-bucket'), { cause: new Error('acme-bucket said no') }),
+      new TypeError("Cannot read properties of undefined (reading 'secret-prefix')"),
+      new ProviderishError('acme-bucket: SlowDown'),
+    ];
+    let next = 0;
+    const api = createEvidenceApi({
+      token: TOKEN,
+      publication: () => {
+        throw thrown[next++] ?? new Error('unexpected');
+      },
+      ready: () => true,
+      logger: createLogger('info', log),
+    });
+    const path = join(dir, 'throws.sock');
+    await listenOnSocket(api, path);
+    try {
+      expectError(await call(path, '/api/v1alpha1/snapshot'), 500, 'invalid-publication');
+      expectError(await call(path, '/api/v1alpha1/backups'), 500, 'invalid-publication');
+      expectError(await call(path, '/api/v1alpha1/wal-gaps?limit=3'), 500, 'invalid-publication');
+    } finally {
+      api.close();
+      api.closeAllConnections();
+    }
+    await new Promise((r) => setImmediate(r));
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      entries.map((e) => [e['level'], e['msg'], e['route'], e['status'], e['code'], e['error_type']]),
+      [
+        [50, 'request failed in its handler', '/api/v1alpha1/snapshot', 500, 'invalid-publication', 'Error'],
+        [50, 'request failed in its handler', '/api/v1alpha1/backups', 500, 'invalid-publication', 'TypeError'],
+        [50, 'request failed in its handler', '/api/v1alpha1/wal-gaps', 500, 'invalid-publication', 'other'],
+      ],
+    );
+    for (const line of lines) for (const s of [...SECRETS, 'NoSuchKey', 'SlowDown', 'pg-main', '20261120', 'stack', 'Cannot read']) assert.ok(!line.includes(s), `a log line carries ${s}`);
+  });
+
   it('answers 429 busy with bounded retry guidance beyond the concurrency budget', async () => {
     const api = createEvidenceApi({ token: TOKEN, publication: () => current, ready: () => true, logger: createLogger('silent'), maxInFlight: 0 });
     const path = join(dir, 'busy.sock');

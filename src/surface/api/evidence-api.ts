@@ -275,6 +275,14 @@ export function createAnsweringServer(options: ServerOptions, h: AnsweringHandle
   return server;
 }
 
+const BUILTIN_ERRORS = [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, AggregateError];
+
+/** The class of a thrown value when it is exactly one of the language's own errors, else `other`: a fixed word, never the value's text. */
+function builtinErrorType(error: unknown): string {
+  const proto: unknown = typeof error === 'object' && error !== null ? Object.getPrototypeOf(error) : null;
+  return BUILTIN_ERRORS.find((c) => c.prototype === proto)?.name ?? 'other';
+}
+
 export function createEvidenceApi(o: EvidenceApiOptions): Server {
   const cursors = o.cursors ?? new CursorCodec();
   const expected = Buffer.from(o.token);
@@ -282,10 +290,10 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
   const deadlineMs = o.deadlineMs ?? LIMITS.deadlineMs;
   let inFlight = 0;
 
-  /** Logs an answer once it is sent: allowlisted fields only, the route by its stable name. */
-  const logWhenSent = (res: ServerResponse, message: string, route: string, outcome: Outcome, started: bigint, extra: Record<string, string | null> = {}): void => {
+  /** Logs an answer once it is sent, as the request's one line: allowlisted fields only, the route by its stable name. */
+  const logWhenSent = (res: ServerResponse, message: string, route: string, outcome: Outcome, started: bigint, extra: Record<string, string | null> = {}, level: 'info' | 'error' = 'info'): void => {
     res.once('finish', () =>
-      o.logger.info(
+      o.logger[level](
         { request_id: randomUUID(), route, status: outcome.status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6, revision: outcome.revision, code: outcome.code, ...extra },
         message,
       ),
@@ -317,18 +325,28 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     res.once('finish', () => clearTimeout(deadline));
 
     let outcome: Outcome;
+    let thrown: string | null = null;
     try {
       if (inFlight > maxInFlight) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
       else if (!authenticated(req, expected)) outcome = fail('unauthenticated');
       else if (route === 'unknown' && !connect) outcome = fail('not-found');
       else if (req.method !== 'GET') outcome = fail('method-not-allowed', null, { Allow: 'GET' });
       else outcome = handle(path, search, o, cursors);
-    } catch {
+    } catch (error) {
+      // A handler that throws is a defect, answered like an invalid publication (500, no data).
+      // It is logged, at error level and under its own message so that it is not mistaken for a
+      // publication that failed validation, by route, status and stable code only, plus the kind
+      // of error when it is one of the language's own. Never the error's message, stack or cause:
+      // they can carry what the publication holds (backup ids, scope names, which the request log
+      // never shows) and, through a StoreError's cause, a provider's text, which never leaves the
+      // store layer (docs/architecture.md).
       outcome = fail('invalid-publication');
+      thrown = builtinErrorType(error);
     }
     // A request body is never read: drain it so the connection can be reused.
     req.resume();
-    logWhenSent(res, 'request', route, outcome, started);
+    if (thrown === null) logWhenSent(res, 'request', route, outcome, started);
+    else logWhenSent(res, 'request failed in its handler', route, outcome, started, { error_type: thrown }, 'error');
     send(res, outcome);
   };
 
