@@ -6,6 +6,11 @@
  * or `AggregateAuthenticationError` from a chain of them), or one was refused by the identity
  * service (`AuthenticationError`). A listed name the service sent percent-encoded (`Encoded="true"`)
  * that does not decode is a `URIError`. Only viewer's fixed messages leave this module.
+ *
+ * Throttling, one rule for every provider: `throttled` is the store saying the request rate is the
+ * cause, by status 429 or by a code that says so (here `ServerBusy`, the 503 Azure Storage
+ * documents as its answer when a partition or account limit is reached); any other 5xx, a 503
+ * without that code included, is `unavailable`.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -50,7 +55,8 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
   if (status === 401) return 'authentication';
   if (status === 403) return 'authorization';
   if (status === 404) return 'not_found';
-  if (status === 429 || status === 503) return 'throttled';
+  // A 503 without `ServerBusy` says nothing about the request rate (a gateway, a proxy, an outage).
+  if (status === 429) return 'throttled';
   if (status === 400) return 'invalid_configuration';
   return 'unavailable';
 }

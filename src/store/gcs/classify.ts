@@ -2,6 +2,11 @@
  * The one place Google Cloud Storage errors become failure categories. The SDK throws `ApiError`s
  * whose `code` is the HTTP status (and whose `errors[].reason` names the cause), network errors
  * with a Node `code`, and aborts. Only viewer's fixed messages leave this module.
+ *
+ * Throttling, one rule for every provider: `throttled` is the store saying the request rate is the
+ * cause, by status 429 or by a reason that says so (`rateLimitExceeded`, `userRateLimitExceeded`);
+ * any other 5xx, Cloud Storage's 503 `backendError` or a 503 by status alone included, is
+ * `unavailable`.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';

@@ -25,6 +25,8 @@ describe('S3 failure categories', () => {
     ['invalid bucket name', service('InvalidBucketName', 400), 'invalid_configuration'],
     ['Swift garbage continuation token', service('InternalError', 500), 'unavailable'],
     ['service unavailable', service('ServiceUnavailable', 503), 'unavailable'],
+    ['a 503 by status alone (no code: a HEAD, a proxy)', service('Unknown', 503), 'unavailable'],
+    ['a 502 from a gateway', service('Unknown', 502), 'unavailable'],
     ['connection refused', network('ECONNREFUSED'), 'unavailable'],
     ['connection reset', network('ECONNRESET'), 'unavailable'],
     ['DNS failure', network('ENOTFOUND'), 'unavailable'],

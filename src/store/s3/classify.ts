@@ -7,6 +7,12 @@
  * Provider quirks (research s3-test-servers.md): OpenStack Swift's s3api answers an unknown access
  * key with `SignatureDoesNotMatch` (AWS: `InvalidAccessKeyId`), a garbage continuation token with
  * 500 `InternalError` (AWS: 400), and HEAD errors without a body (the SDK names them by status).
+ *
+ * Throttling, one rule for every provider: `throttled` is the store saying the request rate is the
+ * cause, by status 429 or by a code that says so (here `SlowDown`, the 503 S3 sends while a prefix
+ * scales, and the SDK's other throttling codes); any other 5xx, a 503 by status alone or S3's
+ * `ServiceUnavailable` included, is `unavailable`. This is the AWS SDK's own split (throttling: 429
+ * or a throttling code; 500, 502, 503, 504: transient).
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -50,6 +56,7 @@ function statusCategory(status: number | undefined): FailureCategory | null {
   if (status === 429) return 'throttled';
   if (status === 408) return 'timeout';
   if (status === 301 || status === 400) return 'invalid_configuration';
+  // 503 included: without a throttling code it says nothing about the request rate.
   if (status >= 500) return 'unavailable';
   return null;
 }
