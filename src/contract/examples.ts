@@ -1,8 +1,10 @@
 /**
- * Deterministic wire examples of every kind, valid ones and the negative ones the schema must
- * reject. `scripts/write-examples.ts` writes them to `examples/wire/`; tests check the files are in
- * sync, that every valid example passes the validator and that every negative one fails it.
- * Later tests reuse these bodies as fixtures.
+ * Deterministic wire examples of every kind, valid ones and the negative ones the validator must
+ * reject. `npm run contract` (scripts/write-contract-files.ts, through `files.ts`) writes them to
+ * `examples/wire/valid/` and `examples/wire/invalid/` beside the schemas; contract.test.ts checks
+ * the files are as generated, that every valid example passes the validator and every schema, and
+ * that every negative one fails the validator (the schema, or `invariants.ts` for what no schema
+ * can state). Other tests reuse these bodies as fixtures (the UI's page tests).
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
    @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call,

@@ -2,10 +2,14 @@
  * The `RepositoryEvidenceSnapshot` wire kind and its parts: Capability, InventorySummary, Details
  * with the `archive_cloud` payload, StateCounts, WALCounts and RetentionSummary.
  *
- * Conditional rules that JSON Schema can state (generation 0, capability support, truncation
- * flags, staleness, incomplete evidence) are expressed here with `if`/`then`, generated from the
- * tables below so that the schema and the prose in docs/design/publication-rules.md cannot drift.
- * Rules no schema can express live in `invariants.ts`.
+ * The spec's conditional rules that JSON Schema can state are expressed here with `if`/`then`:
+ * generation 0 against complete evidence (timestamps, completeness, counts `null` while evidence is
+ * incomplete), unsupported or unknown capability support, inventory counts only when `known`, the
+ * minimum redundancy only when configured, the truncation flags (D-11) and staleness (D-12). They
+ * are generated from the tables below (`CAPABILITY_IDS`, `TRUNCATION_DEPENDENTS`,
+ * `EVIDENCE_COUNTS`, `SUMMARY_STATES`), so each is written once; the code that builds snapshots
+ * (evidence/summary.ts, publication/publisher.ts) is held to them by the validator before anything
+ * is published. Rules no schema can express live in `invariants.ts`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {

@@ -1,8 +1,11 @@
 /**
- * The store driver contract, as one suite every driver runs (the in-memory store here, S3 against
- * a real OpenStack Swift in s3.test.ts; Azure and GCS later): listing order and pagination across
- * page boundaries, start-after, the `/` delimiter, keys with odd characters, bounded reads,
- * absence as a value, and cancellation.
+ * The store driver contract, as one suite every driver runs: the in-memory store
+ * (memory.test.ts), S3 against a real OpenStack Swift (s3.test.ts), Azure against Azurite
+ * (azure.test.ts, start-after emulated by the driver) and Cloud Storage against the firebase-tools
+ * emulator (gcs.test.ts). It covers listing order and pagination across page boundaries, exact
+ * sizes and receipt times, start-after, the `/` delimiter, an empty prefix, keys with spaces,
+ * `+`, `%`, accents and `~`, bounded reads, absence as a value, and cancellation. Keys no XML
+ * listing can carry are odd-keys.test.ts's.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

@@ -1,8 +1,12 @@
 /**
- * A bounded reader for the subset of Python literals Barman writes into `backup.info` with
- * `repr()` and reads back with `ast.literal_eval`: `None`, `True`, `False`, integers, floats,
- * strings in single or double quotes with escapes, lists, tuples and dicts. Input is untrusted:
- * depth and length are bounded, anything else is a `null` result, never an exception.
+ * A bounded reader for the Python literals Barman writes into `backup.info` with `repr()` and
+ * reads back with `ast.literal_eval` (barman/infofile.py: `tablespaces`, a list of
+ * `(name, oid, location)` tuples, the one backup-info.ts reads this way; also `included_files`,
+ * `backup_label`, `copy_stats` and `snapshots_info`): `None`, `True`, `False`, integers (as
+ * `bigint` beyond 2^53), finite floats, strings in single or double quotes with the escapes
+ * `repr()` writes, lists, tuples and dicts. Input is untrusted: nesting depth and the number of
+ * values are bounded; anything else, or text beyond one literal, is an `undefined` result (`null`
+ * is Python's `None`), never an exception.
  */
 
 export type PyValue = null | boolean | number | bigint | string | PyValue[] | PyDict;
