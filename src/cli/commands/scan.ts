@@ -3,7 +3,9 @@
  * on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps", "recovery_paths", "observations"}`:
  * the first five exactly as the API serves them, and beside them what the closed v1alpha1 wire has
  * no room for (`observations`: each gap's class, D-61), null when no scan completed. Progress on
- * stderr when it is a terminal. Exit 0 on a complete scan, 1 naming the failure category otherwise.
+ * stderr when it is a terminal. Exits `EXIT.ok` on a complete scan, `EXIT.failed` naming the
+ * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
+ * publication fails its own validation.
  */
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
