@@ -8,15 +8,14 @@
 import { ViewerError } from '../common/errors.ts';
 import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareWalRuns } from '../contract/order.ts';
-import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfoResult } from '../format/barman-cloud/backup-info.ts';
-import { classifyKey } from '../format/barman-cloud/classify.ts';
+import { mapLimit } from '../common/concurrency.ts';
+import { readCatalog } from '../format/barman-cloud/backups.ts';
 import { readHistory, readOthers, walDirectories, walParts } from '../format/barman-cloud/wal-reader.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
-import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, VERSION_WITH_SEGMENT_FF, walName, type WalGeometry } from '../postgres/wal.ts';
+import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
-import { evaluateBackup, type BackupFacts, type KeepTarget } from './backups.ts';
-import { BackupCatalog, type BackupDirectory } from './catalog.ts';
+import { evaluateBackup, type BackupFacts } from './backups.ts';
 import { findGaps, GapMemoryIndex, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
@@ -139,50 +138,6 @@ async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
   return [ra.value, rb.value];
 }
 
-/** Runs `work` over `items` with at most `limit` in flight, keeping order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
-}
-
-const KEEP_MAX_BYTES = 64;
-
-
-async function readKeep(access: ScopeAccess, dir: BackupDirectory): Promise<KeepTarget> {
-  if (dir.keepKey === null) return null;
-  const r = await access.read(dir.keepKey, KEEP_MAX_BYTES);
-  if (r.status !== 'found') return r.status === 'absent' ? null : 'unrecognized';
-  const text = Buffer.from(r.bytes).toString('latin1').trim();
-  return text === 'full' || text === 'standalone' ? text : 'unrecognized';
-}
-
-async function readInfo(access: ScopeAccess, dir: BackupDirectory): Promise<BackupInfoResult | null> {
-  if (dir.infoKey === null) return null;
-  const r = await access.read(dir.infoKey, MAX_BACKUP_INFO_BYTES);
-  if (r.status === 'absent') return null;
-  if (r.status === 'too-large') return { ok: false, reason: 'backup-info-too-large' };
-  return parseBackupInfo(r.bytes);
-}
-
-/** The archive's geometry as the metadata declares it: one segment size, one side of 9.3. */
-function settleGeometry(infos: readonly (BackupInfoResult | null)[]): { geometry: WalGeometry | null; issue: GeometryIssue } {
-  const declared = infos.flatMap((r) => (r?.ok === true && r.info.segmentSize !== null ? [r.info] : []));
-  const sizes = new Set(declared.map((i) => i.segmentSize));
-  const old = new Set(declared.map((i) => i.version !== null && i.version < VERSION_WITH_SEGMENT_FF));
-  if (sizes.size === 0) return { geometry: null, issue: 'unknown' };
-  if (sizes.size > 1 || old.size > 1) return { geometry: null, issue: 'conflict' };
-  const [size] = sizes;
-  return { geometry: makeGeometry(size ?? DEFAULT_SEGMENT_SIZE, old.has(true) ? VERSION_WITH_SEGMENT_FF - 1 : null), issue: null };
-}
-
 /** A history file read through its format, then parsed by PostgreSQL's rules. */
 async function history(access: ScopeAccess, h: HistoryObject): Promise<HistoryStatus> {
   const read = await readHistory(access, h.ref, MAX_HISTORY_BYTES);
@@ -222,21 +177,12 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // hash directories are listed while the backups are, and the scope root while the WAL is.
   // Counting is order-free (sums, and recent objects ordered by time then key).
 
-  // 1–2. Backup directories, then every backup.info and keep annotation.
-  const catalog = new BackupCatalog(limits.maxBackups);
-  const listBackups = async () => {
-    for await (const page of access.objects('base/')) for (const obj of page) catalog.add(classifyKey(obj.key), obj.key, obj.size);
-    const dirs = [...catalog.directories.values()].sort((a, b) => (a.backupId < b.backupId ? -1 : a.backupId > b.backupId ? 1 : 0));
-    return { dirs, metadata: await mapLimit(dirs, o.concurrency, (d) => Promise.all([readInfo(access, d), readKeep(access, d)])) };
-  };
-  // The hash directories under `wals/`, from one delimiter listing, beside the backups.
-  const [{ dirs, metadata }, hashDirectories] = await both(listBackups(), walDirectories(access));
+  // 1–3. The catalog: backups, their metadata and the geometry it declares; the WAL area's
+  // directories are listed beside it.
+  const [catalog, hashDirectories] = await both(readCatalog(access, limits.maxBackups), walDirectories(access));
   unknownObjects += catalog.unknownObjects;
-  const infos = metadata.map(([info]) => info);
-  const keeps = metadata.map(([, keep]) => keep);
-
-  // 3. Geometry from the metadata; without it ranges use PostgreSQL's default and stay unconfirmed.
-  const settled = settleGeometry(infos);
+  // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
+  const settled = { geometry: catalog.geometry, issue: catalog.geometryIssue };
   const rangeGeometry = settled.geometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
 
   // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
@@ -248,7 +194,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
   const c = wal.counts;
-  const empty = catalog.directories.size === 0 && c.segment + c.partial + c.history + c.backup_history + c.unknown + c.duplicate === 0;
+  const empty = catalog.backups.length === 0 && c.segment + c.partial + c.history + c.backup_history + c.unknown + c.duplicate === 0;
   if (empty && foreignLayout) throw new ViewerError('incompatible_format', 'the scope holds another repository format');
 
   // 5. Timeline histories.
@@ -267,9 +213,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     ...(o.gapSettle === undefined ? {} : { settle: o.gapSettle }),
   });
   const index = new WalIndex(wal.timelines, gapList);
-  const backupTimelines = infos.flatMap((r) => (r?.ok === true && r.info.timeline !== null ? [r.info.timeline] : []));
+  const backupTimelines = catalog.backups.flatMap((b) => (b.fields.timeline === null ? [] : [b.fields.timeline]));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
-  const backups = dirs.map((d, i) => evaluateBackup(d, infos[i] ?? null, keeps[i] ?? null, { server: o.server, geometry: settled.geometry, index }));
+  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: settled.geometry, index }));
   const classes = classifyGaps(gapList, backups, settled.geometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
@@ -345,7 +291,6 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     last_observed_generation: g.lastObservedGeneration,
     } satisfies WalGapItem,
   })).sort((a, b) => compareWalRuns(a.item, b.item));
-  const systemIds = new Set(infos.flatMap((r) => (r?.ok === true && r.info.systemId !== null ? [r.info.systemId] : [])));
 
   return {
     server: o.server,
@@ -363,7 +308,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     geometryIssue: settled.issue,
     graph,
     histories,
-    systemIds,
+    systemIds: catalog.systemIds,
     rangesTruncated: wal.rangesTruncated,
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
     empty,

@@ -7,6 +7,9 @@
  * Keys are relative to the scope's base (for `archive-cloud`, `<prefix>/<server>/`): a format
  * never sees the destination, and nothing it holds can leak it.
  */
+import type { BackupItem } from '../contract/collections.ts';
+import type { State } from '../contract/primitives.ts';
+import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult } from '../store/driver.ts';
 
 /** One listed object, handed out once. */
@@ -61,3 +64,45 @@ export interface HistoryRef {
 
 /** A history file's bytes as PostgreSQL wrote them, or why they could not be had. */
 export type HistoryBytes = { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly status: 'unread' } | { readonly ok: false; readonly status: 'invalid'; readonly reason: string };
+
+/** Where a backup belongs in the operator's catalog (the spec keeps these kinds apart). */
+export type Shelf = 'completed' | 'in progress or abandoned' | 'failed' | 'malformed' | 'unsupported' | 'structurally incomplete';
+
+/** A format's verdict on a backup, with its reason in the format's own words. */
+export interface FormatVerdict {
+  readonly state: State;
+  readonly code: string;
+  readonly message: string;
+  /** The shelf of a verdict that decides before any WAL is consulted; judged by state otherwise. */
+  readonly shelf?: Shelf;
+}
+
+/** What a format knows of one backup, before evidence checks the WAL it needs. */
+export interface FormatBackup {
+  /** The wire item's fields as far as the format validated them (evidence adds server, state and reason). */
+  readonly fields: Omit<BackupItem, 'server' | 'state' | 'reason'>;
+  /** A verdict reached before any WAL is consulted (metadata, artifacts); null when WAL decides. */
+  readonly decided: FormatVerdict | null;
+  /** When WAL decides: the verdict if `begin_wal`..`end_wal` cannot be placed under the archive's geometry. */
+  readonly unplaceable: FormatVerdict;
+  /** When WAL decides: the verdict once all WAL it needs is present (healthy, or a warning of the format's). */
+  readonly otherwise: FormatVerdict;
+  /** The format recorded the backup as completed (barman-cloud: `DONE`). */
+  readonly completed: boolean;
+  /** Kept by the operator only up to its consistency point (barman-cloud: `keep:standalone`). */
+  readonly standalone: boolean;
+  /** Values that contradict nothing else in the metadata (null otherwise). */
+  readonly trusted: { readonly timeline: number | null; readonly endLsn: bigint | null; readonly endAt: string | null };
+}
+
+/** The catalog of one scope: its backups and what they say of the WAL archive's geometry. */
+export interface FormatCatalog {
+  readonly backups: readonly FormatBackup[];
+  readonly geometry: WalGeometry | null;
+  readonly geometryIssue: 'unknown' | 'conflict' | null;
+  readonly systemIds: ReadonlySet<string>;
+  /** A safety ceiling was reached (more backup directories than kept). */
+  readonly truncated: boolean;
+  /** Objects of the catalog area that are no backup's. */
+  readonly unknownObjects: number;
+}

@@ -4,8 +4,8 @@
  * allowlist never become backups; their objects are counted as unknown. An archive object below
  * the smallest valid archive of its compression is recorded as such (empty and truncated tars).
  */
-import type { ArchiveCompression, ClassifiedKey } from '../format/barman-cloud/classify.ts';
-import { minimumArchiveBytes } from '../format/barman-cloud/size-floors.ts';
+import type { ArchiveCompression, ClassifiedKey } from './classify.ts';
+import { minimumArchiveBytes } from './size-floors.ts';
 
 export interface ArchiveSet {
   /** Chunk numbers seen for this archive name (0 = the first archive). */
