@@ -10,6 +10,7 @@ import { scanScope } from '../src/evidence/scope-scan.ts';
 import { Publisher } from '../src/publication/publisher.ts';
 import type { Corpus } from './corpus.ts';
 import { CorpusDriver } from './corpus-driver.ts';
+import { archiveCloud } from '../src/format/barman-cloud/format.ts';
 
 export interface CorpusPublicationOptions {
   readonly corpus: Corpus;
@@ -32,7 +33,7 @@ export async function publishCorpus(o: CorpusPublicationOptions) {
   const driver = o.driver ?? new CorpusDriver(o.corpus);
   const startedAt = new Date();
   const t0 = process.hrtime.bigint();
-  const evidence = await scanScope({ server: o.server, root: o.corpus.spec.root, driver, signal: new AbortController().signal, meter, concurrency: o.concurrency, ...publisher.nextScan });
+  const evidence = await scanScope({ format: archiveCloud, server: o.server, root: o.corpus.spec.root, driver, signal: new AbortController().signal, meter, concurrency: o.concurrency, ...publisher.nextScan });
   const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   return { publisher, evidence, publication, ms, listed: meter.objects };

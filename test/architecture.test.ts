@@ -1,6 +1,7 @@
 /**
  * The layering of docs/architecture.md, enforced: a module imports only from its own layer or from
- * layers below it; cloud SDKs are imported only by store drivers; only the command line reads the
+ * layers below it; evidence, publication and surfaces reach a repository format only through the
+ * format seam; cloud SDKs are imported only by store drivers; only the command line reads the
  * environment. A violation names the file and the import.
  */
 import assert from 'node:assert/strict';
@@ -53,6 +54,18 @@ describe('architecture', () => {
         const to = layerOf(resolve(dirname(f), spec));
         const ok = to === from || (LAYERS[to] ?? 99) < (LAYERS[from] ?? -1);
         if (!ok) bad.push(`${relative(SRC, f)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('evidence, publication and surfaces know formats only through the seam (format/seam.ts)', () => {
+    const bad: string[] = [];
+    for (const f of files.filter((f) => !f.endsWith('.test.ts') && ['evidence', 'publication', 'surface'].includes(layerOf(f)))) {
+      for (const spec of importsOf(f)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(SRC, resolve(dirname(f), spec));
+        if (layerOf(resolve(dirname(f), spec)) === 'format' && target !== join('format', 'seam.ts')) bad.push(`${relative(SRC, f)} imports ${spec}`);
       }
     }
     assert.deepEqual(bad, []);

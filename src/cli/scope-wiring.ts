@@ -15,6 +15,7 @@ import type { Destination } from '../store/destination.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import type { Config } from './config/config.ts';
 import { PRODUCER_VERSION, standaloneCluster } from './identity.ts';
+import { archiveCloud } from '../format/barman-cloud/format.ts';
 
 export interface Scope {
   readonly server: string;
@@ -51,7 +52,7 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
     config.freshnessThresholdSeconds * 1000,
   );
   const scan = (driver: StoreDriver): ScanFunction => (signal, next, meter) =>
-    scanScope({ server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
+    scanScope({ format: archiveCloud, server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
   return { publisher, root, scan };
 }
 

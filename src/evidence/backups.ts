@@ -23,6 +23,8 @@ export interface BackupFacts {
   readonly endPosition: number | null;
   readonly endLsn: bigint | null;
   readonly endAt: string | null;
+  /** Begin time as the wire item has it (RFC 3339), or null. */
+  readonly beginAt: string | null;
   /** Where the operator's catalog shows it. */
   readonly shelf: Shelf;
 }
@@ -101,6 +103,7 @@ export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts
     endPosition: end?.position ?? null,
     endLsn: b.trusted.endLsn,
     endAt: b.trusted.endAt,
+    beginAt: item.begin_at,
     shelf: v.shelf ?? (usable ? 'completed' : 'structurally incomplete'),
   };
 }

@@ -32,8 +32,9 @@ export interface Gap {
   readonly lastObservedGeneration: number;
 }
 
-/** Whether a gap has exactly the shape Barman's retention leaves (`retention-holes.ts`). */
-export type GapClass = 'retention-expected' | 'unexplained';
+import type { GapClass } from '../format/seam.ts';
+
+export type { GapClass } from '../format/seam.ts';
 
 /** What a previous complete generation recorded about a gap. */
 export interface GapMemory {

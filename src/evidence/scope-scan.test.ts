@@ -13,13 +13,14 @@ import { confine } from '../store/confined.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits } from './scope-scan.ts';
+import { archiveCloud } from '../format/barman-cloud/format.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 async function scan(store: MemoryStore, options: { generation?: number; maxPages?: number; limits?: ScopeLimits } = {}): Promise<ScopeEvidence> {
-  return scanScope({
+  return scanScope({ format: archiveCloud,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     server: 'pg-main',
     root: ROOT,
@@ -152,11 +153,33 @@ describe('backup states', () => {
     }, 'healthy', 'structurally-usable'],
     ['an unrecognised object in the directory', (r, s) => { r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }); s.put(`${ROOT}base/b1/notes.txt`, 'x'); }, 'warning', 'unrecognized-objects'],
     ['a healthy backup', (r) => r.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }), 'healthy', 'structurally-usable'],
+    // STARTED, WAITING_FOR_WALS, SYNCING: Barman has not finished it; it is not an unsupported kind.
+    ['a backup Barman has not finished', (r, s) => { const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }; r.backup(b); s.put(`${ROOT}base/b1/backup.info`, r.backupInfo(b).replace(/^status=.*$/m, 'status=WAITING_FOR_WALS')); }, 'unknown', 'backup-not-completed'],
+    ['a backup.info without status', (r, s) => { const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }; r.backup(b); s.put(`${ROOT}base/b1/backup.info`, r.backupInfo(b).replace(/^status=.*\n/m, '')); }, 'unknown', 'backup-status-unknown'],
+    ['an incremental backup', (r, s) => { const b = { id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) }; r.backup(b); s.put(`${ROOT}base/b1/backup.info`, `${r.backupInfo(b)}parent_backup_id=b0\n`); }, 'unknown', 'backup-type-unsupported'],
   ];
+  /** The catalog shelf each verdict puts a backup on (the spec keeps these kinds apart). */
+  const SHELF: Record<string, string> = {
+    'backup-failed': 'failed',
+    'backup-info-missing': 'in progress or abandoned',
+    'backup-not-completed': 'in progress or abandoned',
+    'backup-info-malformed': 'malformed',
+    'backup-info-too-large': 'malformed',
+    'backup-info-inconsistent': 'malformed',
+    'backup-status-unknown': 'malformed',
+    'backup-type-unsupported': 'unsupported',
+    'data-archive-missing': 'structurally incomplete',
+    'tablespace-archive-missing': 'structurally incomplete',
+    'required-wal-not-yet-archived': 'structurally incomplete',
+    'required-wal-missing': 'structurally incomplete',
+    'required-wal-candidate-gap': 'structurally incomplete',
+    'unrecognized-objects': 'completed',
+    'structurally-usable': 'completed',
+  };
   for (const [what, build, state, code] of cases) {
-    it(`${what}: ${state} (${code})`, async () => {
+    it(`${what}: ${state} (${code}), on the ${SHELF[code] ?? '?'} shelf`, async () => {
       const e = await scan(oneBackup(build));
-      assert.deepEqual(e.backups.map((b) => [b.item.backup_id, b.item.state, b.item.reason.code]), [['b1', state, code]]);
+      assert.deepEqual(e.backups.map((b) => [b.item.backup_id, b.item.state, b.item.reason.code, b.shelf]), [['b1', state, code, SHELF[code]]]);
       publish(e);
     });
   }
@@ -249,7 +272,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     await assert.rejects(
-      scanScope({ server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
   });
@@ -266,7 +289,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     await assert.rejects(
-      scanScope({ server: 'pg-main', root: ROOT, driver: confine(sizeless, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(sizeless, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
   });
@@ -285,7 +308,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
-    const e = await scanScope({ server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
+    const e = await scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
     assert.equal(e.objectCount, 5);
     assert.deepEqual(e.ranges.map((r) => r.latest_receipt_at), [null, null, null, null, at(8).toISOString()]);
     const p = pub.complete(e, { startedAt: at(20), finishedAt: at(21), pages: 1, objects: 5 });
@@ -303,7 +326,7 @@ describe('WAL evidence', () => {
     store.put(`${ROOT}wals/0000000100000011`, 'an object named like a directory');
     repo.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) });
     const run = async (concurrency: number) =>
-      scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e7 }), concurrency, generation: 1, previousGaps: [] });
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e7 }), concurrency, generation: 1, previousGaps: [] });
     const one = await run(1);
     const eight = await run(8);
     for (const k of ['ranges', 'gaps', 'walCounts', 'objectCount', 'storedBytes', 'unknownObjects', 'recentObjects', 'paths'] as const) {

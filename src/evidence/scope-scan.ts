@@ -9,18 +9,15 @@ import { ViewerError } from '../common/errors.ts';
 import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareWalRuns } from '../contract/order.ts';
 import { mapLimit } from '../common/concurrency.ts';
-import { readCatalog } from '../format/barman-cloud/backups.ts';
-import { readHistory, readOthers, walDirectories, walParts } from '../format/barman-cloud/wal-reader.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, type WalGeometry } from '../postgres/wal.ts';
-import type { ScopeAccess, WalEntry } from '../format/seam.ts';
+import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts } from './backups.ts';
-import { findGaps, GapMemoryIndex, type Gap, type GapMemory, type GapSettle } from './gaps.ts';
+import { findGaps, GapMemoryIndex, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
-import { classifyGaps, type GapClass } from './retention-holes.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
 import { WalArchive, type HistoryObject, type WalCounts } from './wal-archive.ts';
 import { WalIndex } from './wal-index.ts';
@@ -37,6 +34,8 @@ export interface ScopeLimits {
 export const DEFAULT_SCOPE_LIMITS: ScopeLimits = { maxBackups: 10_000, maxRanges: 100_000, maxHistoryFiles: 1_000, maxPartials: 10_000, maxPaths: 100_000 };
 
 export interface ScopeScanOptions {
+  /** The repository format of the scope: the seam is all this module knows of it. */
+  readonly format: RepositoryFormat;
   readonly server: string;
   /** `<prefix>/<server>/`: every request stays under it. */
   readonly root: string;
@@ -139,8 +138,8 @@ async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
 }
 
 /** A history file read through its format, then parsed by PostgreSQL's rules. */
-async function history(access: ScopeAccess, h: HistoryObject): Promise<HistoryStatus> {
-  const read = await readHistory(access, h.ref, MAX_HISTORY_BYTES);
+async function history(format: RepositoryFormat, access: ScopeAccess, h: HistoryObject): Promise<HistoryStatus> {
+  const read = await format.readHistory(access, h.ref, MAX_HISTORY_BYTES);
   if (!read.ok) return read.status === 'unread' ? { status: 'unread' } : { status: 'invalid', reason: read.reason };
   let text: string;
   try {
@@ -179,7 +178,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   // 1–3. The catalog: backups, their metadata and the geometry it declares; the WAL area's
   // directories are listed beside it.
-  const [catalog, hashDirectories] = await both(readCatalog(access, limits.maxBackups), walDirectories(access));
+  const [catalog, walPlan] = await both(o.format.readCatalog(access, limits.maxBackups), o.format.planWal(access));
   unknownObjects += catalog.unknownObjects;
   // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
   const settled = { geometry: catalog.geometry, issue: catalog.geometryIssue };
@@ -189,8 +188,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // everything else under the scope is listed and counted as unknown.
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
-  const parts = walParts(access, hashDirectories, settled.geometry?.segmentSize ?? null);
-  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), readOthers(access));
+  const parts = walPlan.parts(settled.geometry?.segmentSize ?? null);
+  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access));
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
   const c = wal.counts;
@@ -198,7 +197,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   if (empty && foreignLayout) throw new ViewerError('incompatible_format', 'the scope holds another repository format');
 
   // 5. Timeline histories.
-  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => history(access, h));
+  const historyResults = await mapLimit(wal.histories, o.concurrency, (h) => history(o.format, access, h));
   const histories = new Map<number, HistoryStatus>(wal.histories.map((h, i) => [h.timeline, historyResults[i] ?? { status: 'unread' }]));
 
   if (o.signal.aborted) throw new ViewerError('canceled', 'the scan was canceled');
@@ -216,7 +215,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const backupTimelines = catalog.backups.flatMap((b) => (b.fields.timeline === null ? [] : [b.fields.timeline]));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
   const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: settled.geometry, index }));
-  const classes = classifyGaps(gapList, backups, settled.geometry, (t) => wal.timelines.get(t)?.ranges ?? []);
+  const classes: GapClass[] = o.format.classifyGaps(gapList, backups, settled.geometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
   // missing or present may only be forgotten when WAL arrived or a backup was deleted since (the

@@ -7,7 +7,7 @@
  */
 import type { Reason, State, StateReason } from '../contract/primitives.ts';
 import { CAPABILITY_IDS, type Capability, type RetentionSummary, type StateCounts } from '../contract/snapshot.ts';
-import type { RetentionPolicy } from '../format/barman-cloud/retention-policy.ts';
+import type { RetentionPolicy } from '../format/seam.ts';
 import type { ScopeEvidence } from './scope-scan.ts';
 
 export interface Expectations {

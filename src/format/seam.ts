@@ -1,14 +1,17 @@
 /**
- * The format seam: what a repository format sees of the store while it reads one scope. The
- * evidence layer implements `ScopeAccess` (`evidence/scope-access.ts`) over the confined driver,
- * with the scan's budgets and cancellation, and counts every object it hands out exactly once; a
- * format decides what to list and read, and how to classify it, never how objects are counted.
+ * The format seam: `RepositoryFormat`, what every repository format provides and the only thing
+ * of a format `evidence/` imports, and `ScopeAccess`, what a format sees of the store while it
+ * reads one scope. The evidence layer implements `ScopeAccess` (`evidence/scope-access.ts`) over
+ * the confined driver, with the scan's budgets and cancellation, and counts every object it hands
+ * out exactly once; a format decides what to list and read, and how to classify it, never how
+ * objects are counted.
  *
  * Keys are relative to the scope's base (for `archive-cloud`, `<prefix>/<server>/`): a format
  * never sees the destination, and nothing it holds can leak it.
  */
 import type { BackupItem } from '../contract/collections.ts';
 import type { State } from '../contract/primitives.ts';
+import type { CapabilityId } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult } from '../store/driver.ts';
 
@@ -105,4 +108,58 @@ export interface FormatCatalog {
   readonly truncated: boolean;
   /** Objects of the catalog area that are no backup's. */
   readonly unknownObjects: number;
+}
+
+/** A retention policy an operator expects, in the neutral terms viewer compares evidence with. */
+export type RetentionPolicy =
+  | { readonly kind: 'redundancy'; readonly count: number }
+  | { readonly kind: 'recovery-window'; readonly amount: number; readonly unit: 'days' | 'weeks' | 'months' };
+
+/** A gap's positions on its timeline, as the format's retention rule sees it. */
+export interface GapSpan {
+  readonly timeline: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Whether a gap has exactly the shape the format's own retention leaves. */
+export type GapClass = 'retention-expected' | 'unexplained';
+
+/** What a format's retention rule needs of one backup, once evidence has placed it. */
+export interface BackupPlacement {
+  readonly completed: boolean;
+  readonly standalone: boolean;
+  readonly timeline: number | null;
+  readonly beginPosition: number | null;
+  readonly endPosition: number | null;
+  /** RFC 3339, or null when unknown. */
+  readonly beginAt: string | null;
+}
+
+/** The WAL area once its layout is known: parts in key order, sizes judged against `segmentSize` when known. */
+export interface WalPlan {
+  parts(segmentSize: number | null): readonly AsyncIterable<readonly WalEntry[]>[];
+}
+
+/**
+ * One repository format: everything `evidence/` needs to know of it, and the only way it knows
+ * any. Evidence keeps the rules that are PostgreSQL's (ranges, gaps and their lifecycle,
+ * timelines, recovery paths, the WAL a backup needs, the scope states); the format owns its
+ * layout, its metadata, its verdicts on backups, its retention shape and its capabilities.
+ */
+export interface RepositoryFormat {
+  /** The `REPOSITORY_FORMAT` value and the wire's `format`. */
+  readonly id: string;
+  /** Which of the spec's nine capabilities the format has at all. */
+  readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
+  readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;
+  /** Lists what the WAL area's layout needs before it can be read in parallel parts. */
+  planWal(access: ScopeAccess): Promise<WalPlan>;
+  /** Everything in the scope that is neither catalog nor WAL: counted as unknown; another format's files recognised. */
+  readOthers(access: ScopeAccess): Promise<{ readonly unknownObjects: number; readonly foreignLayout: boolean }>;
+  readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes: number): Promise<HistoryBytes>;
+  /** Each gap's class, in the order given. */
+  classifyGaps(gaps: readonly GapSpan[], backups: readonly BackupPlacement[], geometry: WalGeometry | null, observed: (timeline: number) => readonly { readonly start: number; readonly end: number }[]): GapClass[];
+  /** The format's own retention-policy syntax; null for text it does not recognise. */
+  parseRetentionPolicy(text: string): RetentionPolicy | null;
 }

@@ -13,6 +13,7 @@ import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { Publisher, revisionBase, type Publication } from './publisher.ts';
 import { Refresher } from './refresher.ts';
+import { archiveCloud } from '../format/barman-cloud/format.ts';
 
 const ROOT = 'p/pg-main/';
 const T0 = Date.parse('2026-11-21T13:00:00Z');
@@ -43,7 +44,7 @@ const settle = async () => {
 };
 
 async function scanWith(store: MemoryStore, p: Publisher, meter = new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }), signal = new AbortController().signal): Promise<ScopeEvidence> {
-  return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...p.nextScan });
+  return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...p.nextScan });
 }
 
 const valid = (p: Publication) => {
@@ -196,7 +197,7 @@ describe('refresher', () => {
       scan: async (signal, next, meter) => {
         if (mode === 'throttled') throw new StoreError('throttled', 'the store throttled the request');
         if (mode === 'hang') await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new StoreError('canceled', 'canceled'))));
-        return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
+        return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
       },
     });
     await refresher.refreshNow();
@@ -258,7 +259,7 @@ describe('refresher', () => {
       onPublish: (p) => published.push(p),
       scan: async (signal, next, meter) => {
         if (hang) await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new StoreError('canceled', 'canceled'))));
-        return scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
+        return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...next });
       },
     });
     await refresher.refreshNow();

@@ -27,6 +27,7 @@ import { CursorCodec } from '../../src/surface/api/cursor.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
 import { API_ROUTES, COLLECTIONS, type CollectionRoute } from '../../src/surface/api/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
+import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const ROOT = 'secret-prefix/pg-main/';
@@ -55,7 +56,7 @@ async function publication(publisher: Publisher): Promise<Publication> {
   const missing = Array.from({ length: 250 }, (_, i) => 10 + i * 3);
   repo.segments(1, 1, 800, new Date(t0), { stepMs: 1000, missing });
   for (let i = 0; i < 5; i++) repo.backup({ id: `2026112${i}T000000`, timeline: 1, beginPosition: 2 + i, endPosition: 2 + i, beginTime: new Date(t0 + i * 1000), endTime: new Date(t0 + i * 1000 + 500) });
-  const e = await scanScope({ server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1e6 }), concurrency: 4, ...publisher.nextScan });
+  const e = await scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1e6 }), concurrency: 4, ...publisher.nextScan });
   return publisher.complete(e, { startedAt: new Date(t0 + 3_600_000), finishedAt: new Date(t0 + 3_601_000), pages: 2, objects: e.objectCount });
 }
 

@@ -15,6 +15,7 @@ import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../src/format/barman-cloud/demo-repository.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { confine, scopeRoot } from '../../src/store/confined.ts';
+import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 
 const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'demo-scan.json');
 const startedAt = new Date('2026-11-20T06:00:00Z');
@@ -27,7 +28,7 @@ async function demoDocument(): Promise<string> {
     900_000,
     { revisionBase: 0 },
   );
-  const evidence = await scanScope({ server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1_000, maxObjects: 100_000 }), concurrency: 4, ...publisher.nextScan });
+  const evidence = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1_000, maxObjects: 100_000 }), concurrency: 4, ...publisher.nextScan });
   const p = publisher.complete(evidence, { startedAt, finishedAt: new Date(startedAt.getTime() + 1_000), pages: 7, objects: evidence.objectCount });
   assert.deepEqual(p.violations, []);
   return `${JSON.stringify(JSON.parse(scanDocument(p, publisher.evidence)), null, 1)}\n`;

@@ -31,6 +31,7 @@ import { confine, scopeRoot } from '../../src/store/confined.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 
 const run = promisify(execFile);
 
@@ -242,7 +243,7 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
     async function scan(): Promise<Publication> {
       const meter = new BudgetMeter({ maxPages: 10_000, maxObjects: 1_000_000 });
       const startedAt = new Date();
-      const evidence = await scanScope({
+      const evidence = await scanScope({ format: archiveCloud,
         server: SERVER,
         root,
         driver: driver as StoreDriver,

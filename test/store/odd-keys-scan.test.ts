@@ -19,6 +19,7 @@ import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { runViewer } from '../support/run-viewer.ts';
 import { CONTROL_BYTES } from './odd-keys.ts';
+import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 
 const BUCKET = 'viewer-test';
 const SERVER = 'pg-wal1m';
@@ -46,7 +47,7 @@ describe('a barman-cloud scope holding keys with control characters (Swift)', ()
   async function scan(): Promise<ScopeEvidence> {
     const driver = confine(await createS3Driver({ bucket: BUCKET, region: null, endpoint: repos.endpoint, credentials, maxAttempts: 1 }), root);
     try {
-      return await scanScope({ server: SERVER, root, driver, signal: AbortSignal.timeout(60_000), meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, generation: 1, previousGaps: [] });
+      return await scanScope({ format: archiveCloud, server: SERVER, root, driver, signal: AbortSignal.timeout(60_000), meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, generation: 1, previousGaps: [] });
     } finally {
       driver.close();
     }

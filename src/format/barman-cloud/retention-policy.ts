@@ -5,9 +5,9 @@
  * makes the retention comparison `unknown` rather than guessed.
  */
 
-export type RetentionPolicy =
-  | { readonly kind: 'redundancy'; readonly count: number }
-  | { readonly kind: 'recovery-window'; readonly amount: number; readonly unit: 'days' | 'weeks' | 'months' };
+import type { RetentionPolicy } from '../seam.ts';
+
+export type { RetentionPolicy } from '../seam.ts';
 
 const REDUNDANCY = /^REDUNDANCY\s+([1-9][0-9]{0,5})$/i;
 const WINDOW = /^RECOVERY\s+WINDOW\s+OF\s+([1-9][0-9]{0,5})\s+(DAYS?|WEEKS?|MONTHS?)$/i;

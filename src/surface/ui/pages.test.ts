@@ -5,37 +5,32 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BackupItem } from '../../contract/collections.ts';
-import { backupPage } from '../../contract/examples.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
-import { backupKind, inventoryPage, PAGE_BOUNDS } from './pages.ts';
+import { inventoryPage, PAGE_BOUNDS } from './pages.ts';
 import { scopeView } from './scope-view.ts';
+import { archiveCloud } from '../../format/barman-cloud/format.ts';
 
-const base = backupPage.items[0] as BackupItem;
-const item = (state: BackupItem['state'], code: string): BackupItem => ({ ...base, state, reason: { code, message: 'm' } });
 
 describe('backup shelves', () => {
-  const cases: [BackupItem['state'], string, ReturnType<typeof backupKind>][] = [
-    ['healthy', 'structurally-usable', 'completed'],
-    ['warning', 'unrecognized-objects', 'completed'],
-    ['unknown', 'backup-info-missing', 'in progress or abandoned'],
-    // STARTED, WAITING_FOR_WALS, SYNCING: Barman has not finished it; it is not an unsupported kind.
-    ['unknown', 'backup-not-completed', 'in progress or abandoned'],
-    ['unhealthy', 'backup-failed', 'failed'],
-    ['unknown', 'backup-info-invalid', 'malformed'],
-    ['unknown', 'backup-status-unknown', 'malformed'],
-    ['unknown', 'backup-type-unsupported', 'unsupported'],
-    ['unknown', 'snapshot-not-verifiable', 'unsupported'],
-    ['unhealthy', 'data-archive-missing', 'structurally incomplete'],
-    ['unknown', 'required-wal-not-yet-archived', 'structurally incomplete'],
-  ];
-  for (const [state, code, shelf] of cases) {
-    it(`${code} (${state}) is ${shelf}`, () => assert.equal(backupKind(item(state, code)), shelf));
-  }
+  it('the page puts each backup on the shelf its evidence decided, never by reading reason codes', async () => {
+    const store = new MemoryStore();
+    const repo = new SyntheticRepository(store, 'pg/srv/');
+    const t = new Date('2026-01-01T00:00:00Z');
+    repo.segments(1, 1, 10, t);
+    repo.backup({ id: '20260101T000100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: t, endTime: new Date(t.getTime() + 1000) });
+    repo.backup({ id: '20260101T000200', timeline: 1, beginPosition: 4, endPosition: 4, status: 'FAILED', beginTime: t, endTime: t });
+    repo.backup({ id: '20260101T000300', timeline: 1, beginPosition: 5, endPosition: 5, withoutInfo: true, beginTime: t, endTime: t });
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    const view = scopeView('srv', publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 }), e);
+    assert.deepEqual([...view.shelves], [['20260101T000100', 'completed'], ['20260101T000200', 'failed'], ['20260101T000300', 'in progress or abandoned']]);
+    const page = inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+    for (const shelf of ['Completed (1)', 'Failed (1)', 'In progress or abandoned (1)']) assert.match(page, new RegExp(`<h3>${shelf.replace(/[()]/g, '\\$&')}</h3>`));
+  });
 });
 
 describe('inventory page bounds', () => {
@@ -46,7 +41,7 @@ describe('inventory page bounds', () => {
     // 60 backups, then 3,000 segments with every other one missing: 3,000 ranges, 2,999 gaps.
     for (let b = 0; b < 60; b++) repo.backup({ id: `20260101T0000${String(b).padStart(2, '0')}`, timeline: 1, beginPosition: 2 * b, endPosition: 2 * b, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     for (let i = 0; i < 3_000; i++) repo.segment(1, 2 * i, t);
-    const e = await scanScope({ server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, generation: 1, previousGaps: [] });
+    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, generation: 1, previousGaps: [] });
     const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
@@ -67,7 +62,7 @@ describe('what the inventory page says of the evidence', () => {
     const store = new MemoryStore();
     build(new SyntheticRepository(store, 'pg/srv/'), store);
     const publisher = new Publisher(identity, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
-    const e = await scanScope({ server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return { publisher, e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
   }
   const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
 import type { ForeignFormat } from '../../evidence/discovery.ts';
+import type { Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { html, raw, type Raw } from './html.ts';
@@ -26,6 +27,8 @@ export interface ScopeView {
   readonly retentionGaps: ReadonlySet<string>;
   /** The last complete scan found no backup directory and no WAL at the scope's location. */
   readonly empty: boolean;
+  /** Each backup's shelf, as its format's verdict and evidence decided it (by backup id). */
+  readonly shelves: ReadonlyMap<string, Shelf>;
 }
 
 /** The key a gap's class is found by: one gap per timeline and start position. */
@@ -88,17 +91,6 @@ export function layout(title: string, ctx: PageContext, body: Raw): string {
 <span class="muted">${ctx.identity === null ? '' : html`signed in as ${ctx.identity}`}</span></header>
 <main>${body}</main></body></html>
 `.text;
-}
-
-/** Which shelf of the catalog a backup belongs on (spec: kept separate). */
-export function backupKind(b: BackupItem): 'completed' | 'in progress or abandoned' | 'failed' | 'malformed' | 'unsupported' | 'structurally incomplete' {
-  const code = b.reason.code;
-  // No backup.info yet, or one whose status is not final (STARTED, WAITING_FOR_WALS, ...).
-  if (code === 'backup-info-missing' || code === 'backup-not-completed') return 'in progress or abandoned';
-  if (code === 'backup-failed') return 'failed';
-  if (code.startsWith('backup-info') || code === 'backup-status-unknown') return 'malformed';
-  if (code === 'backup-type-unknown' || code === 'backup-type-unsupported' || code === 'snapshot-not-verifiable') return 'unsupported';
-  return b.state === 'healthy' || b.state === 'warning' ? 'completed' : 'structurally incomplete';
 }
 
 /**
@@ -179,11 +171,15 @@ ${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${itemState(r
   })}`;
 }
 
-function backups(items: readonly BackupItem[], retained: boolean): Raw {
+/** The catalog's shelves, kept apart as the spec asks, in the order the page shows them. */
+const SHELVES: readonly Shelf[] = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'];
+
+function backups(items: readonly BackupItem[], shelves: ReadonlyMap<string, Shelf>, retained: boolean): Raw {
   if (items.length === 0) return html`<p class="muted">No backup directory.</p>`;
-  const kinds = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'] as const;
-  return html`${kinds.map((k) => {
-    const rows = items.filter((b) => backupKind(b) === k);
+  // A backup the evidence has no shelf for (none should exist) is never shown as completed.
+  const shelfOf = (b: BackupItem): Shelf => shelves.get(b.backup_id) ?? 'structurally incomplete';
+  return html`${SHELVES.map((k) => {
+    const rows = items.filter((b) => shelfOf(b) === k);
     return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
 <table><thead><tr><th>backup</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
 ${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
@@ -214,7 +210,7 @@ ${v.empty ? html`<p class="notice">No backup directory and no WAL were found at 
 <span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(ac.retention.state)}</span>
 </div>
 <h3>Timelines and WAL</h3>${picture(v)}
-<h3>Backups</h3>${backups(v.publication.backups, retained)}
+<h3>Backups</h3>${backups(v.publication.backups, v.shelves, retained)}
 ${coverage(v.publication.recoveryPaths, retained)}
 <h3>Recently received objects</h3>
 ${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<table><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}

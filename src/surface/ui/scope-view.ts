@@ -10,7 +10,7 @@ import type { Publication } from '../../publication/publisher.ts';
 import { gapKey, type ScopeView } from './pages.ts';
 
 export function scopeView(server: string, publication: Publication, evidence: ScopeEvidence | null): ScopeView {
-  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false };
+  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false, shelves: new Map() };
   const g = evidence.geometry ?? geometry(DEFAULT_SEGMENT_SIZE);
   const forks = evidence.graph.timelines.flatMap((t) => {
     const a = evidence.graph.ancestry(t);
@@ -20,5 +20,6 @@ export function scopeView(server: string, publication: Publication, evidence: Sc
   });
   const histories = [...evidence.histories.entries()].sort(([a], [b]) => a - b).map(([timeline, h]) => ({ timeline, status: h.status === 'invalid' ? `invalid: ${h.reason}` : h.status }));
   const retentionGaps = new Set(evidence.gaps.flatMap((g, i) => (evidence.gapClasses[i] === 'retention-expected' ? [gapKey(g)] : [])));
-  return { server, publication, recentObjects: evidence.recentObjects, partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty };
+  const shelves = new Map(evidence.backups.map((b) => [b.item.backup_id, b.shelf] as const));
+  return { server, publication, recentObjects: evidence.recentObjects, partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty, shelves };
 }

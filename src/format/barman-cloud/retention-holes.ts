@@ -23,14 +23,11 @@
  * Anything else, including every gap when only standalone backups remain (the cut of the last
  * deleted backup is unknowable), is unexplained. Design note: docs/design/evidence.md §WAL states.
  */
-import { nextPosition, type WalGeometry } from '../postgres/wal.ts';
-import type { BackupFacts } from './backups.ts';
-import type { Gap, GapClass } from './gaps.ts';
-
-export type { GapClass } from './gaps.ts';
+import { nextPosition, type WalGeometry } from '../../postgres/wal.ts';
+import type { BackupPlacement, GapClass, GapSpan } from '../seam.ts';
 
 interface Placed {
-  readonly facts: BackupFacts;
+  readonly facts: BackupPlacement;
   readonly timeline: number;
   readonly begin: number;
   readonly end: number;
@@ -40,11 +37,11 @@ interface Placed {
 }
 
 /** Completed backups whose timeline, WAL positions and begin time are all known, oldest first. */
-function placed(backups: readonly BackupFacts[]): Placed[] {
+function placed(backups: readonly BackupPlacement[]): Placed[] {
   return backups
     .flatMap((b) =>
-      b.completed && b.timeline !== null && b.beginPosition !== null && b.endPosition !== null && b.item.begin_at !== null
-        ? [{ facts: b, timeline: b.timeline, begin: b.beginPosition, end: b.endPosition, beginAt: Date.parse(b.item.begin_at), standalone: b.standalone }]
+      b.completed && b.timeline !== null && b.beginPosition !== null && b.endPosition !== null && b.beginAt !== null
+        ? [{ facts: b, timeline: b.timeline, begin: b.beginPosition, end: b.endPosition, beginAt: Date.parse(b.beginAt), standalone: b.standalone }]
         : [],
     )
     .sort((a, b) => a.beginAt - b.beginAt);
@@ -57,7 +54,7 @@ function placed(backups: readonly BackupFacts[]): Placed[] {
 /** Observed runs of one timeline, ascending (the WAL archive's ranges). */
 export type ObservedRuns = (timeline: number) => readonly { readonly start: number; readonly end: number }[];
 
-export function classifyGaps(gaps: readonly Gap[], backups: readonly BackupFacts[], geometry: WalGeometry | null, observed: ObservedRuns): GapClass[] {
+export function classifyGaps(gaps: readonly GapSpan[], backups: readonly BackupPlacement[], geometry: WalGeometry | null, observed: ObservedRuns): GapClass[] {
   if (geometry === null) return gaps.map(() => 'unexplained');
   const all = placed(backups);
   const anchor = all.find((b) => !b.standalone);
@@ -66,7 +63,7 @@ export function classifyGaps(gaps: readonly Gap[], backups: readonly BackupFacts
   // only one known to begin after the anchor is harmless.
   const placedFacts = new Set(all.map((p) => p.facts));
   const unplaced = backups.filter((b) => b.completed && !placedFacts.has(b));
-  if (unplaced.some((b) => b.item.begin_at === null || Date.parse(b.item.begin_at) <= anchor.beginAt)) return gaps.map(() => 'unexplained');
+  if (unplaced.some((b) => b.beginAt === null || Date.parse(b.beginAt) <= anchor.beginAt)) return gaps.map(() => 'unexplained');
   const islands = all.filter((b) => b.standalone && b.timeline === anchor.timeline && b.beginAt < anchor.beginAt);
   /** Whether every position from `from` to `to` lies in some island. */
   const insideIslands = (from: number, to: number): boolean => {

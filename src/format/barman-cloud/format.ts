@@ -1,0 +1,37 @@
+/**
+ * barman-cloud (`archive-cloud`) as a repository format behind the seam: one server prefix
+ * `<prefix>/<server>/` holding `base/` (the catalog, `backups.ts`) and `wals/` (the WAL area,
+ * `wal-reader.ts`), Barman's retention shape (`retention-holes.ts`) and retention-policy syntax
+ * (`retention-policy.ts`), and which of the spec's capabilities the format has.
+ */
+import { FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
+import type { RepositoryFormat } from '../seam.ts';
+import { readCatalog } from './backups.ts';
+import { classifyGaps } from './retention-holes.ts';
+import { parseRetentionPolicy } from './retention-policy.ts';
+import { readHistory, readOthers, walDirectories, walParts } from './wal-reader.ts';
+
+export const archiveCloud: RepositoryFormat = {
+  id: FORMAT_ARCHIVE_CLOUD,
+  // barman-cloud writes neither incremental chains nor encrypted metadata.
+  capabilities: {
+    'object-inventory': 'supported',
+    'catalog-listing': 'supported',
+    'structural-artifact-validation': 'supported',
+    'dependency-chain-validation': 'unsupported',
+    'wal-continuity': 'supported',
+    'timeline-history-traversal': 'supported',
+    'encrypted-metadata': 'unsupported',
+    'observed-recovery-coverage': 'supported',
+    'retention-expectation-comparison': 'supported',
+  },
+  readCatalog,
+  async planWal(access) {
+    const dirs = await walDirectories(access);
+    return { parts: (segmentSize) => walParts(access, dirs, segmentSize) };
+  },
+  readOthers,
+  readHistory,
+  classifyGaps,
+  parseRetentionPolicy,
+};
