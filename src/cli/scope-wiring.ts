@@ -47,6 +47,7 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
       fingerprint: destinationFingerprint(scope.destination, scope.endpointUrl),
       server: scope.server,
       producerVersion: PRODUCER_VERSION,
+      formatCapabilities: archiveCloud.capabilities,
     },
     config.retention,
     config.freshnessThresholdSeconds * 1000,

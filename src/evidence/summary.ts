@@ -6,8 +6,8 @@
  * publication, which alone knows the publication history.
  */
 import type { Reason, State, StateReason } from '../contract/primitives.ts';
-import { CAPABILITY_IDS, type Capability, type RetentionSummary, type StateCounts } from '../contract/snapshot.ts';
-import type { RetentionPolicy } from '../format/seam.ts';
+import { CAPABILITY_IDS, type Capability, type CapabilityId, type RetentionSummary, type StateCounts } from '../contract/snapshot.ts';
+import type { RepositoryFormat, RetentionPolicy } from '../format/seam.ts';
 import type { ScopeEvidence } from './scope-scan.ts';
 
 export interface Expectations {
@@ -57,6 +57,7 @@ const MESSAGES: Record<string, string> = {
   'completed-backup-warning': 'A completed backup is usable but carries a warning.',
   'evidence-healthy': 'The evidence shows no problem.',
   'not-in-format': 'The format has no such artifact.',
+  'capability-not-judged': 'viewer does not judge this capability for this format yet.',
   'inventory-exact': 'Objects and bytes are counted exactly.',
   'catalog-complete': 'Every backup directory has readable metadata.',
   'catalog-incomplete': 'Some backup directories have no readable metadata.',
@@ -194,7 +195,7 @@ export interface ScopeSummary {
   readonly top: StateReason;
 }
 
-export function summarize(e: ScopeEvidence, x: Expectations, now: number): ScopeSummary {
+export function summarize(e: ScopeEvidence, x: Expectations, now: number, support: RepositoryFormat['capabilities']): ScopeSummary {
   const wal = walState(e);
   const timeline = timelineState(e);
   const coverage = coverageState(e);
@@ -204,20 +205,22 @@ export function summarize(e: ScopeEvidence, x: Expectations, now: number): Scope
   for (const b of e.backups) backupStates[b.item.state] += 1;
   const catalog = e.empty ? sr('unknown', 'scope-empty') : e.backups.every((b) => b.item.status !== null) ? sr('healthy', 'catalog-complete') : sr('warning', 'catalog-incomplete');
   const structural = structuralState(e);
-  const supported = (s: StateReason) => ({ support: 'supported' as const, ...s });
-  const unsupported = { support: 'unsupported' as const, ...sr('unknown', 'not-in-format') };
-  const byId: Record<(typeof CAPABILITY_IDS)[number], Omit<Capability, 'id'>> = {
-    'catalog-listing': supported(catalog),
-    'dependency-chain-validation': unsupported,
-    'encrypted-metadata': unsupported,
-    'object-inventory': supported(sr('healthy', 'inventory-exact')),
-    'observed-recovery-coverage': supported(coverage),
-    'retention-expectation-comparison': supported({ state: ret.state, reason: ret.reason }),
-    'structural-artifact-validation': supported(structural),
-    'timeline-history-traversal': supported(timeline),
-    'wal-continuity': supported(wal),
+  // The format says which capabilities it has; evidence judges those it has rules for. A
+  // capability a format has but no rule judges yet is visible, with support unknown (spec).
+  const judged: Partial<Record<CapabilityId, StateReason>> = {
+    'catalog-listing': catalog,
+    'object-inventory': sr('healthy', 'inventory-exact'),
+    'observed-recovery-coverage': coverage,
+    'retention-expectation-comparison': { state: ret.state, reason: ret.reason },
+    'structural-artifact-validation': structural,
+    'timeline-history-traversal': timeline,
+    'wal-continuity': wal,
   };
-  const capabilities = CAPABILITY_IDS.map((id) => ({ id, ...byId[id] }));
+  const capabilities: Capability[] = CAPABILITY_IDS.map((id) => {
+    if (support[id] === 'unsupported') return { id, support: 'unsupported', ...sr('unknown', 'not-in-format') };
+    const s = judged[id];
+    return s === undefined ? { id, support: 'unknown', ...sr('unknown', 'capability-not-judged') } : { id, support: 'supported', ...s };
+  });
   const retentionConfigured = x.policyText !== null || x.minimumRedundancy !== null;
   const verdicts = [backups, wal, timeline, coverage, ...(retentionConfigured ? [{ state: ret.state, reason: ret.reason }] : [])];
   const top = worst(verdicts);

@@ -23,8 +23,9 @@ import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type ArchiveCloudSummary, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
 import type { GapMemory } from '../evidence/gaps.ts';
+import type { RepositoryFormat } from '../format/seam.ts';
 import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
-import { summarize, type Expectations } from '../evidence/summary.ts';
+import { reasonFor, summarize, type Expectations } from '../evidence/summary.ts';
 
 export interface PublicationIdentity {
   readonly cluster: { readonly namespace: string; readonly uid: string; readonly name: string | null };
@@ -32,6 +33,8 @@ export interface PublicationIdentity {
   readonly fingerprint: string;
   readonly server: string;
   readonly producerVersion: string;
+  /** Which capabilities the scope's format has at all (the format seam's matrix). */
+  readonly formatCapabilities: RepositoryFormat['capabilities'];
 }
 
 export interface Publication {
@@ -185,8 +188,8 @@ export class Publisher {
       state: 'unknown',
       reason: NO_SCAN,
       capabilities: CAPABILITY_IDS.map((id) =>
-        id === 'dependency-chain-validation' || id === 'encrypted-metadata'
-          ? { id, support: 'unsupported', state: 'unknown', reason: reason('not-in-format', 'The format has no such artifact.') }
+        this.#identity.formatCapabilities[id] === 'unsupported'
+          ? { id, support: 'unsupported', state: 'unknown', reason: reasonFor('not-in-format') }
           : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
       ),
       inventory: { known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, pages_examined: 0, objects_examined: 0, last_failure_category: null },
@@ -225,7 +228,7 @@ export class Publisher {
   /** Publishes the result of a scan that listed everything. A truncated scan is a `safety_limit` failure. */
   complete(e: ScopeEvidence, attempt: Attempt): Publication {
     if (e.rangesTruncated || e.diagnosticsTruncated) return this.fail('safety_limit', attempt, { ranges: e.rangesTruncated, diagnostics: e.diagnosticsTruncated });
-    const s = summarize(e, this.#expectations, attempt.startedAt.getTime());
+    const s = summarize(e, this.#expectations, attempt.startedAt.getTime(), this.#identity.formatCapabilities);
     const backups = e.backups.map((b) => b.item).sort(compareBackups);
     const ranges = [...e.ranges].sort(compareWalRuns);
     const gaps = [...e.gaps].sort(compareWalRuns);

@@ -19,6 +19,7 @@ import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
 import { API_ROUTES } from '../../src/surface/api/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { exchange, header, readAll, type RawReply } from './http-edges-client.ts';
+import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;
@@ -98,7 +99,7 @@ describe('evidence API at the edges of HTTP', () => {
       cb();
     },
   });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0' }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
   const server = createEvidenceApi({ token: TOKEN, publication: () => publisher.current, ready: () => true, logger: createLogger('info', sink), deadlineMs: 2_000 });
   const to = { path: socketPath };
 
