@@ -18,9 +18,10 @@
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
-import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type StateReason } from '../contract/primitives.ts';
+import { API_VERSION, FORMAT_ARCHIVE_CLOUD, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason } from '../contract/primitives.ts';
 import { serialize } from '../contract/serialize.ts';
-import { CAPABILITY_IDS, type ArchiveCloudSummary, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
 import type { GapMemory } from '../evidence/gaps.ts';
 import type { RepositoryFormat } from '../format/seam.ts';
@@ -61,7 +62,6 @@ export interface Attempt {
 
 const iso = (d: Date) => d.toISOString();
 const reason = (code: string, message: string): Reason => ({ code, message });
-const unknown = (r: Reason): StateReason => ({ state: 'unknown', reason: r });
 
 /** `refresh-<category>`: the typed reason of a failed refresh (the spec's `refresh-throttled`). */
 export function refreshReason(category: FailureCategory): Reason {
@@ -80,48 +80,15 @@ export function revisionBase(nowMs: number = Date.now()): number {
 }
 const NO_SCAN = reason('no-completed-scan', 'No scan has completed yet.');
 
-/** The summary before any complete scan: no evidence, but the configured expectations as they are. */
-function emptySummary(r: Reason, x: Expectations): ArchiveCloudSummary {
-  return {
-    backup_items: null,
-    wal_range_items: null,
-    wal_gap_items: null,
-    recovery_path_items: null,
-    structurally_usable_backups: null,
-    backup_states: null,
-    wal_counts: null,
-    wal: unknown(r),
-    timeline: unknown(r),
-    coverage: unknown(r),
-    retention: {
-      visible_backups: null,
-      structurally_usable_backups: null,
-      oldest_completion_at: null,
-      newest_completion_at: null,
-      minimum_configured: x.minimumRedundancy !== null,
-      policy_configured: x.policyText !== null,
-      minimum_redundancy: x.minimumRedundancy,
-      ...unknown(r),
-    },
-    latest_archive_receipt_at: null,
-    ranges_truncated: false,
-    diagnostics_truncated: false,
-  };
-}
-
 /** Every current-evidence state of `s` made `unknown` with `r` (stale or failed publications). */
 function withoutCurrentStates(s: RepositoryEvidenceSnapshot, r: Reason): RepositoryEvidenceSnapshot {
-  const ac = s.details.archive_cloud;
   return {
     ...s,
     stale: true,
     state: 'unknown',
     reason: r,
     capabilities: s.capabilities.map((c) => ({ ...c, state: 'unknown', reason: c.support === 'supported' ? r : c.reason })),
-    details: {
-      type: DETAILS_TYPE_ARCHIVE_CLOUD,
-      archive_cloud: { ...ac, wal: unknown(r), timeline: unknown(r), coverage: unknown(r), retention: { ...ac.retention, ...unknown(r) } },
-    },
+    details: overlayDetails(s.details, r),
   };
 }
 
@@ -193,7 +160,7 @@ export class Publisher {
           : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
       ),
       inventory: { known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, pages_examined: 0, objects_examined: 0, last_failure_category: null },
-      details: { type: DETAILS_TYPE_ARCHIVE_CLOUD, archive_cloud: emptySummary(NO_SCAN, this.#expectations) },
+      details: emptyDetails(NO_SCAN, this.#expectations),
     };
   }
 
@@ -255,25 +222,7 @@ export class Publisher {
         objects_examined: attempt.objects,
         last_failure_category: null,
       },
-      details: {
-        type: DETAILS_TYPE_ARCHIVE_CLOUD,
-        archive_cloud: {
-          backup_items: backups.length,
-          wal_range_items: ranges.length,
-          wal_gap_items: gaps.length,
-          recovery_path_items: paths.length,
-          structurally_usable_backups: s.structurallyUsable,
-          backup_states: s.backupStates,
-          wal_counts: e.walCounts,
-          wal: s.wal,
-          timeline: s.timeline,
-          coverage: s.coverage,
-          retention: s.retention,
-          latest_archive_receipt_at: e.latestWalReceipt === null ? null : new Date(e.latestWalReceipt).toISOString(),
-          ranges_truncated: false,
-          diagnostics_truncated: false,
-        },
-      },
+      details: detailsOf(e, s, { backups: backups.length, ranges: ranges.length, gaps: gaps.length, paths: paths.length }),
     };
     const candidate = this.#publish(snapshot, backups, ranges, gaps, paths);
     // Evidence the wire cannot carry never replaces evidence it could: a failed attempt instead.
@@ -299,10 +248,7 @@ export class Publisher {
       revision: prev.revision + 1,
       last_attempt_at: iso(attempt.startedAt),
       inventory: { ...failed.inventory, pages_examined: attempt.pages, objects_examined: attempt.objects, last_failure_category: category },
-      details: {
-        type: DETAILS_TYPE_ARCHIVE_CLOUD,
-        archive_cloud: { ...failed.details.archive_cloud, ranges_truncated: truncated.ranges, diagnostics_truncated: truncated.diagnostics },
-      },
+      details: overlayDetails(failed.details, r, truncated),
     };
     this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
     return this.#current;

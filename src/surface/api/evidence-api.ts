@@ -17,6 +17,7 @@ import { API_VERSION, MEDIA_TYPE, PAGE_LIMITS } from '../../contract/primitives.
 import { serialize } from '../../contract/serialize.ts';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../../contract/status.ts';
 import type { Logger } from '../../common/log.ts';
+import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { CursorCodec, type CursorRoute } from './cursor.ts';
 import { API_ROUTES, COLLECTIONS, HEALTH_PATH, READY_PATH, SNAPSHOT_PATH, type Collection } from './routes.ts';
@@ -127,8 +128,7 @@ function collectionItems(p: Publication, route: CursorRoute): readonly unknown[]
 }
 
 function totalOf(p: Publication, route: CursorRoute): number | null {
-  const ac = p.snapshot.details.archive_cloud;
-  return { backups: ac.backup_items, 'wal-ranges': ac.wal_range_items, 'wal-gaps': ac.wal_gap_items, 'recovery-paths': ac.recovery_path_items }[route];
+  return detailsView(p.snapshot.details).totals[route];
 }
 
 function collection(c: Collection, search: string, o: EvidenceApiOptions, cursors: CursorCodec): Outcome {

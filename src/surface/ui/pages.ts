@@ -11,6 +11,7 @@ import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../
 import type { ForeignFormat } from '../../evidence/discovery.ts';
 import type { Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
+import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { html, raw, type Raw } from './html.ts';
 
@@ -189,9 +190,9 @@ ${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${itemState(b
 
 function scopeSection(v: ScopeView, ctx: PageContext): Raw {
   const s = v.publication.snapshot;
-  const ac = s.details.archive_cloud;
-  const limits = [ac.ranges_truncated ? 'WAL ranges' : '', ac.diagnostics_truncated ? 'diagnostics' : '', s.inventory.last_failure_category === 'safety_limit' ? 'scan budget' : ''].filter(Boolean);
-  const usable = ac.structurally_usable_backups;
+  const d = detailsView(s.details);
+  const limits = [d.rangesTruncated ? 'WAL ranges' : '', d.diagnosticsTruncated ? 'diagnostics' : '', s.inventory.last_failure_category === 'safety_limit' ? 'scan budget' : ''].filter(Boolean);
+  const usable = d.structurallyUsable;
   const retained = retainedOf(v);
   return html`<section aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
 <p>${s.reason.message}</p>
@@ -203,11 +204,11 @@ ${v.empty ? html`<p class="notice">No backup directory and no WAL were found at 
 <span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}`}</span>
 <span>Safety limits reached</span><span>${limits.length === 0 ? 'none' : limits.join(', ')}</span>
 <span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${count(s.inventory.stored_bytes)}</span>
-<span>WAL continuity</span><span>${state(ac.wal.state)} ${ac.wal.reason.message}</span>
-<span>Timelines</span><span>${state(ac.timeline.state)} ${ac.timeline.reason.message}</span>
-<span>Observed recovery coverage</span><span>${state(ac.coverage.state)} ${ac.coverage.reason.message}</span>
+<span>WAL continuity</span><span>${state(d.wal.state)} ${d.wal.reason.message}</span>
+<span>Timelines</span><span>${state(d.timeline.state)} ${d.timeline.reason.message}</span>
+<span>Observed recovery coverage</span><span>${state(d.coverage.state)} ${d.coverage.reason.message}</span>
 <span>Expected retention</span><span>${ctx.retentionPolicy ?? 'not configured'}</span>
-<span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(ac.retention.state)}</span>
+<span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(d.retention.state)}</span>
 </div>
 <h3>Timelines and WAL</h3>${picture(v)}
 <h3>Backups</h3>${backups(v.publication.backups, v.shelves, retained)}
@@ -313,7 +314,7 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
   // Exact only when every scope shown has complete counts; otherwise unknown, never zero.
   const counted = (c: 'backup_history' | 'duplicate' | 'unknown'): number | null =>
     scopes.reduce<number | null>((n, v) => {
-      const k = v.publication.snapshot.details.archive_cloud.wal_counts?.[c] ?? null;
+      const k = detailsView(v.publication.snapshot.details).walCounts?.[c] ?? null;
       return n === null || k === null ? null : n + k;
     }, 0);
   const link = (n: number) => {
