@@ -15,7 +15,7 @@ import type { Destination } from '../store/destination.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import type { Config } from './config/config.ts';
 import { PRODUCER_VERSION, standaloneCluster } from './identity.ts';
-import { archiveCloud } from '../format/barman-cloud/format.ts';
+import { FORMATS } from './formats.ts';
 
 export interface Scope {
   readonly server: string;
@@ -47,13 +47,13 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
       fingerprint: destinationFingerprint(scope.destination, scope.endpointUrl),
       server: scope.server,
       producerVersion: PRODUCER_VERSION,
-      formatCapabilities: archiveCloud.capabilities,
+      formatCapabilities: FORMATS[config.format].capabilities,
     },
     config.retention,
     config.freshnessThresholdSeconds * 1000,
   );
   const scan = (driver: StoreDriver): ScanFunction => (signal, next, meter) =>
-    scanScope({ format: archiveCloud, server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
+    scanScope({ format: FORMATS[config.format], server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
   return { publisher, root, scan };
 }
 

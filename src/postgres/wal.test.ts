@@ -7,7 +7,6 @@ import { describe, it } from 'node:test';
 import {
   formatLsn,
   geometry,
-  hashDirectory,
   isValidSegmentSize,
   nextPosition,
   parseLsn,
@@ -86,10 +85,6 @@ describe('names and positions', () => {
     assert.equal(positionsBetween(0, 255 + 256, old), 510);
     assert.equal(positionsBetween(5, 4, old), 0);
     assert.equal(geometry(16 * MiB, 90300).skipsLastSegment, false);
-  });
-
-  it('names the hash directory barman-cloud stores a segment under', () => {
-    assert.equal(hashDirectory('0000000A0000001B000000FF'), '0000000A0000001B');
   });
 });
 

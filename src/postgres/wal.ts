@@ -121,11 +121,6 @@ export function positionsBetween(from: number, to: number, g: WalGeometry): numb
   return span - (skippedUpTo(to) - skippedUpTo(from - 1));
 }
 
-/** The 16-hex-digit directory barman-cloud stores a segment under (`hash_dir`): timeline and log. */
-export function hashDirectory(name: string): string {
-  return name.slice(0, 16);
-}
-
 const LSN = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/;
 
 /** A log sequence number as written by PostgreSQL (`%X/%X`, or `%X/%08X` from 19 on). */

@@ -20,7 +20,8 @@ import {
   UID_PATTERN,
   type Provider,
 } from '../../contract/primitives.ts';
-import { parseRetentionPolicy, type RetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
+import type { RepositoryFormat, RetentionPolicy } from '../../format/seam.ts';
+import { formatNamed } from '../formats.ts';
 import { parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';
 import { EnvReader, type ConfigViolation, type Env } from './env-reader.ts';
 
@@ -310,10 +311,11 @@ function parseTrustedUserHeader(r: EnvReader): string | null {
   return name.toLowerCase();
 }
 
-function parseRetention(r: EnvReader): RetentionExpectation {
+/** The expectations, the policy read in the repository format's own syntax. */
+function parseRetention(r: EnvReader, format: RepositoryFormat): RetentionExpectation {
   const policyText = r.pattern('EXPECTED_RETENTION_POLICY', /^[\x20-\x7e]{1,128}$/, 'printable text of at most 128 bytes') ?? null;
   const minimumRedundancy = r.integer('EXPECTED_MINIMUM_REDUNDANCY', 0, 10_000) ?? null;
-  return { policyText, policy: policyText === null ? null : parseRetentionPolicy(policyText), minimumRedundancy };
+  return { policyText, policy: policyText === null ? null : format.parseRetentionPolicy(policyText), minimumRedundancy };
 }
 
 function warningsFor(env: Env): string[] {
@@ -357,7 +359,7 @@ export function parseConfig(env: Env): ConfigResult {
   const credentials = parseCredentials(r, mode, provider);
   const region = provider === 'store-a' ? (r.pattern('STORE_REGION', REGION, 'a region name such as eu-west-1') ?? null) : null;
   const endpointUrl = parseEndpoint(r);
-  const retention = parseRetention(r);
+  const retention = parseRetention(r, formatNamed(format));
   const walPageSize = r.integer('WAL_PAGE_SIZE', 1, 1000) ?? DEFAULTS.walPageSize;
 
   const refreshIntervalSeconds = r.integer('REFRESH_INTERVAL_SECONDS', 10, 86_400) ?? DEFAULTS.refreshIntervalSeconds;

@@ -1,0 +1,19 @@
+/**
+ * The repository formats viewer reads, by their `REPOSITORY_FORMAT` value: the one place the
+ * command line turns a configured format into the seam's `RepositoryFormat` (its layout, its
+ * rules, its retention-policy syntax). A second format is one more entry here.
+ */
+import { FORMAT_ARCHIVE_CLOUD } from '../contract/primitives.ts';
+import { archiveCloud } from '../format/barman-cloud/format.ts';
+import type { RepositoryFormat } from '../format/seam.ts';
+
+export const FORMATS = { [FORMAT_ARCHIVE_CLOUD]: archiveCloud } as const satisfies Record<string, RepositoryFormat>;
+
+/**
+ * The format a `REPOSITORY_FORMAT` value names. An unknown or missing value is already a refused
+ * configuration by then; `archive-cloud` (the default) stands in so the rest of the variables
+ * are still checked and every violation is reported at once.
+ */
+export function formatNamed(name: string | undefined): RepositoryFormat {
+  return name !== undefined && Object.hasOwn(FORMATS, name) ? FORMATS[name as keyof typeof FORMATS] : FORMATS[FORMAT_ARCHIVE_CLOUD];
+}
