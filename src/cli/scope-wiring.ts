@@ -10,7 +10,6 @@ import { scanScope } from '../evidence/scope-scan.ts';
 import { destinationFingerprint } from '../publication/fingerprint.ts';
 import { Publisher, type Publication } from '../publication/publisher.ts';
 import { Refresher, type ScanFunction } from '../publication/refresher.ts';
-import { scopeRoot } from '../store/confined.ts';
 import type { Destination } from '../store/destination.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import type { Config } from './config/config.ts';
@@ -26,9 +25,11 @@ export interface Scope {
 
 export interface ScopeWiring {
   readonly publisher: Publisher;
-  /** `<prefix>/<server>/`: the root the scope's driver is confined to. */
+  /** The base the scope's keys are relative to (for barman-cloud `<prefix>/<server>/`). */
   readonly root: string;
-  /** The scan of this scope through `driver`, already confined to `root`. */
+  /** The prefixes the scope's driver is confined to, the first one probed for readiness. */
+  readonly roots: readonly string[];
+  /** The scan of this scope through `driver`, already confined to `roots`. */
   readonly scan: (driver: StoreDriver) => ScanFunction;
 }
 
@@ -38,7 +39,8 @@ export function scanBudget(config: Config): ScanBudget {
 }
 
 export function wireScope(config: Config, scope: Scope): ScopeWiring {
-  const root = scopeRoot(scope.destination.prefix, scope.server);
+  const format = FORMATS[config.format];
+  const { base: root, roots } = format.scopeRoots(scope.destination.prefix, scope.server);
   const publisher = new Publisher(
     {
       // Sidecar mode always has its cluster; standalone without CLUSTER_* publishes the placeholder.
@@ -47,14 +49,14 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
       fingerprint: destinationFingerprint(scope.destination, scope.endpointUrl),
       server: scope.server,
       producerVersion: PRODUCER_VERSION,
-      formatCapabilities: FORMATS[config.format].capabilities,
+      formatCapabilities: format.capabilities,
     },
     config.retention,
     config.freshnessThresholdSeconds * 1000,
   );
   const scan = (driver: StoreDriver): ScanFunction => (signal, next, meter) =>
-    scanScope({ format: FORMATS[config.format], server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
-  return { publisher, root, scan };
+    scanScope({ format, server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
+  return { publisher, root, roots, scan };
 }
 
 /** The Refresher of a wired scope: `scan` (the wiring's, or one that amends its evidence) on the configured interval, budgets and deadline. */

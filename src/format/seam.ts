@@ -150,6 +150,11 @@ export interface WalPlan {
 export interface RepositoryFormat {
   /** The `REPOSITORY_FORMAT` value and the wire's `format`. */
   readonly id: string;
+  /**
+   * The key prefixes a scope may touch (confinement) and the base its keys are relative to (a
+   * prefix of every root), under a destination prefix.
+   */
+  scopeRoots(destinationPrefix: string, scope: string): { readonly base: string; readonly roots: readonly string[] };
   /** Which of the spec's nine capabilities the format has at all. */
   readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
   readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;

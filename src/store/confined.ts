@@ -1,6 +1,7 @@
 /**
- * Confinement (sidecar rule 4): a driver wrapper that lets no request leave one root prefix,
- * `<destination prefix>/<server>/`, even when the credential could read more. A request outside
+ * Confinement (sidecar rule 4): a driver wrapper that lets no request leave a scope's root
+ * prefixes (for barman-cloud the one `<destination prefix>/<server>/`; a format whose scope spans
+ * several areas names them all), even when the credential could read more. A request outside
  * it is a programming error and fails before anything is sent; a listed key outside it (a store
  * that ignored the prefix) is refused rather than trusted, and so is a listed object without a
  * size (drivers pass a missing size on as NaN): byte totals are published as exact, so a size the
@@ -11,9 +12,10 @@ import { StoreError } from '../common/errors.ts';
 import { TIMESTAMP_PATTERN } from '../contract/primitives.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
 
-export function confine(driver: StoreDriver, root: string): StoreDriver {
-  if (!root.endsWith('/')) throw new TypeError('a confinement root ends with /');
-  const inside = (key: string) => key.startsWith(root);
+export function confine(driver: StoreDriver, roots: string | readonly string[]): StoreDriver {
+  const all = typeof roots === 'string' ? [roots] : roots;
+  if (all.length === 0 || !all.every((r) => r.endsWith('/'))) throw new TypeError('confinement needs roots, each ending with /');
+  const inside = (key: string) => all.some((r) => key.startsWith(r));
   const refuse = (): never => {
     throw new StoreError('invalid_configuration', 'a store request left the confined prefix');
   };
@@ -35,7 +37,8 @@ export function confine(driver: StoreDriver, root: string): StoreDriver {
       }
       return oddTimes ? { ...page, objects: page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) } : page;
     },
-    read(request: ReadRequest): Promise<ReadResult> {
+    // Async like every driver method: a refusal is a rejected promise, never a synchronous throw.
+    async read(request: ReadRequest): Promise<ReadResult> {
       if (!inside(request.key)) refuse();
       return driver.read(request);
     },

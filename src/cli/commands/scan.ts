@@ -52,7 +52,7 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<Exit
   let publication: Publication;
   let failure: string | null = null;
   try {
-    const driver = confine(await createDriver(config), scope.root);
+    const driver = confine(await createDriver(config), scope.roots);
     try {
       const evidence = await scope.scan(driver)(deadline, publisher.nextScan, meter);
       publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });

@@ -23,12 +23,12 @@ export async function runSidecar(config: SidecarConfig, socketPath: string, stop
   let token: string;
   let driver;
   const scope = wireScope(config, { server: config.serverName, destination: config.destination, endpointUrl: config.endpointUrl });
-  const root = scope.root;
+  const [root = scope.root] = scope.roots;
   try {
     token = await readTokenFile(config.tokenFile);
     await checkSocketDirectory(socketPath);
     await prepareSocketPath(socketPath);
-    driver = confine(await createDriver(config), root);
+    driver = confine(await createDriver(config), scope.roots);
   } catch (error) {
     const reason = error instanceof GateError ? error.message : `store: ${categoryOf(error)}`;
     process.stderr.write(`viewer: sidecar refused to start: ${reason}\n`);

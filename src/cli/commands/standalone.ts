@@ -44,7 +44,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const addScope = (server: string) => {
     const scope = wireScope(config, { server, destination, endpointUrl: demo ? null : config.endpointUrl });
     const publisher = scope.publisher;
-    const scan = scope.scan(confine(driver, scope.root));
+    const scan = scope.scan(confine(driver, scope.roots));
     views.set(server, scopeView(server, publisher.current, null));
     const refresher = scopeRefresher(
       config,

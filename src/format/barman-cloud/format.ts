@@ -5,6 +5,7 @@
  * (`retention-policy.ts`), and which of the spec's capabilities the format has.
  */
 import { FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
+import { scopeRoot } from '../../store/confined.ts';
 import type { RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
 import { classifyGaps } from './retention-holes.ts';
@@ -13,6 +14,11 @@ import { readHistory, readOthers, walDirectories, walParts } from './wal-reader.
 
 export const archiveCloud: RepositoryFormat = {
   id: FORMAT_ARCHIVE_CLOUD,
+  // One server prefix holds the whole scope.
+  scopeRoots(prefix, server) {
+    const root = scopeRoot(prefix, server);
+    return { base: root, roots: [root] };
+  },
   // barman-cloud writes neither incremental chains nor encrypted metadata.
   capabilities: {
     'object-inventory': 'supported',

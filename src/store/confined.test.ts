@@ -1,0 +1,33 @@
+/**
+ * Confinement: no request leaves the scope's roots, one root or several (a format whose scope
+ * spans two areas), and a listed key outside them is refused rather than trusted.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { confine } from './confined.ts';
+import type { StoreDriver } from './driver.ts';
+import { MemoryStore } from './memory/memory-driver.ts';
+
+const signal = new AbortController().signal;
+const category = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e as { category?: string }).category ?? 'thrown');
+
+describe('confinement', () => {
+  const store = new MemoryStore();
+  for (const k of ['dest/archive/main/archive.info', 'dest/backup/main/backup.info', 'dest/other/x']) store.put(k, 'x');
+  const two = confine(store, ['dest/archive/main/', 'dest/backup/main/']);
+
+  it('lists and reads inside every root, nothing outside', async () => {
+    assert.deepEqual((await two.listPage({ prefix: 'dest/archive/main/', signal })).objects.map((o) => o.key), ['dest/archive/main/archive.info']);
+    assert.equal((await two.read({ key: 'dest/backup/main/backup.info', maxBytes: 10, signal })).status, 'found');
+    assert.equal(await category(two.listPage({ prefix: 'dest/', signal })), 'invalid_configuration');
+    assert.equal(await category(two.read({ key: 'dest/other/x', maxBytes: 10, signal })), 'invalid_configuration');
+    assert.equal(await category(two.listPage({ prefix: 'dest/archive/main/', startAfter: 'dest/other/', signal })), 'invalid_configuration');
+  });
+
+  it('refuses a listing that strays outside the roots, and roots that are not prefixes', async () => {
+    const careless: StoreDriver = { listPage: (r) => store.listPage({ ...r, prefix: 'dest/' }), read: (r) => store.read(r), close: () => undefined };
+    assert.equal(await category(confine(careless, 'dest/archive/main/').listPage({ prefix: 'dest/archive/main/', signal })), 'incompatible_format');
+    assert.throws(() => confine(store, []), TypeError);
+    assert.throws(() => confine(store, ['dest/archive']), TypeError);
+  });
+});
