@@ -1,15 +1,16 @@
 /**
- * Discovery: servers are the folders whose names pass the allowlist; everything else under the
+ * Discovery through barman-cloud: servers are the folders whose names pass the allowlist; everything else under the
  * destination is counted as belonging to no scope; pgBackRest's layout is recognised, never read
  * as servers named `archive` and `backup`.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
-import { discoverServers } from './discovery.ts';
+import { discoverScopes } from './discovery.ts';
 import { BudgetMeter } from './listing.ts';
 
-const discover = (store: MemoryStore, prefix = 'dest') => discoverServers(store, prefix, new AbortController().signal, new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }));
+const discover = (store: MemoryStore, prefix = 'dest') => discoverScopes(archiveCloud, store, prefix, new AbortController().signal, new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }));
 
 describe('discovery', () => {
   it('finds the servers and counts every object that belongs to none', async () => {

@@ -110,6 +110,22 @@ export interface FormatCatalog {
   readonly unknownObjects: number;
 }
 
+/** Another repository format recognised at a destination (named as its REPOSITORY_FORMAT would be, D-60). */
+export type ForeignFormat = 'stanza-repository';
+
+/** What discovery found under a destination. */
+export interface Discovery {
+  /** Scope names, sorted; without another format's areas. */
+  readonly servers: readonly string[];
+  /**
+   * Objects under the destination outside every scope, counted exactly; null beside another
+   * format's areas, which are recognised but not listed whole (a pgBackRest archive can hold
+   * millions of objects, none of them evidence viewer reads).
+   */
+  readonly unscopedObjects: number | null;
+  readonly foreignFormat: ForeignFormat | null;
+}
+
 /** A retention policy an operator expects, in the neutral terms viewer compares evidence with. */
 export type RetentionPolicy =
   | { readonly kind: 'redundancy'; readonly count: number }
@@ -155,6 +171,8 @@ export interface RepositoryFormat {
    * prefix of every root), under a destination prefix.
    */
   scopeRoots(destinationPrefix: string, scope: string): { readonly base: string; readonly roots: readonly string[] };
+  /** The scopes under a destination (the access's base) and what else lies there. */
+  discoverScopes(access: ScopeAccess): Promise<Discovery>;
   /** Which of the spec's nine capabilities the format has at all. */
   readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
   readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;

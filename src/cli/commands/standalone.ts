@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
-import { discoverServers } from '../../evidence/discovery.ts';
+import { discoverScopes } from '../../evidence/discovery.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { Reachability } from '../../publication/reachability.ts';
@@ -21,6 +21,7 @@ import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { formatNamed } from '../formats.ts';
 import { scopeRefresher, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
@@ -67,7 +68,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   let discovery: NodeJS.Timeout | null = null;
   const discover = async () => {
     try {
-      const found = await discoverServers(driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
+      const found = await discoverScopes(formatNamed(config.format), driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
       destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat };
       if (found.foreignFormat !== null) log.warn({ failure_category: 'incompatible_format' }, 'the destination holds another repository format');
       for (const n of found.servers) if (!views.has(n)) addScope(n);

@@ -8,6 +8,7 @@ import { FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
 import { scopeRoot } from '../../store/confined.ts';
 import type { RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
+import { discoverServers } from './discovery.ts';
 import { classifyGaps } from './retention-holes.ts';
 import { parseRetentionPolicy } from './retention-policy.ts';
 import { readHistory, readOthers, walDirectories, walParts } from './wal-reader.ts';
@@ -37,6 +38,7 @@ export const archiveCloud: RepositoryFormat = {
     return { parts: (segmentSize) => walParts(access, dirs, segmentSize) };
   },
   readOthers,
+  discoverScopes: discoverServers,
   readHistory,
   classifyGaps,
   parseRetentionPolicy,

@@ -8,8 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
-import type { ForeignFormat } from '../../evidence/discovery.ts';
-import type { Shelf } from '../../format/seam.ts';
+import type { ForeignFormat, Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
