@@ -1,9 +1,11 @@
 /**
- * One scan of one barman-cloud server scope (`<prefix>/<server>/`): list `base/`, read each
- * `backup.info` and keep annotation, settle the WAL geometry, stream `wals/` into ranges, read
- * the history files, count whatever else lies under the scope, then derive gaps, timelines,
- * backup states and recovery paths. All store access goes through the (confined) driver it is
- * given; budgets and cancellation come from the caller. Counts of objects and bytes are exact.
+ * One scan of one scope, through its repository format (the seam, `format/seam.ts`): the format's
+ * catalog (backups, their verdicts, the WAL geometry), its WAL area streamed into ranges in
+ * parallel key-ordered parts, its history files, whatever else lies in the scope; then the rules
+ * that are PostgreSQL's: gaps and their lifecycle (remembered across generations), timelines, the
+ * WAL each backup needs, the format's retention classes, recovery paths. Every listing goes
+ * through one counting access over the (confined) driver it is given; budgets and cancellation
+ * come from the caller. Counts of objects and bytes are exact.
  */
 import { ViewerError } from '../common/errors.ts';
 import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
@@ -95,7 +97,7 @@ export interface ScopeEvidence {
   /** What the next scan remembers of this one's frontiers (null until a geometry is known). */
   readonly frontiers: FrontierMemory | null;
   readonly completedBackupIds: ReadonlySet<string>;
-  /** No backup directory and no object under `wals/`: nothing Barman writes is at this location. */
+  /** No backup and no object in the WAL area: nothing the format writes is at this location. */
   readonly empty: boolean;
   /** Objects named as WAL segments whose size no segment can have (counted as unknown). */
   readonly implausibleSegments: number;

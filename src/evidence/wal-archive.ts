@@ -10,8 +10,8 @@
  * object never stands in for WAL a backup needs.
  *
  * Listing order matters and is checked: within a timeline, segment positions must arrive
- * ascending (S3 lists keys in byte order, and barman-cloud's hash directories sort by timeline
- * then log). A store that lists out of order makes the evidence `incompatible_format` instead of
+ * ascending (stores list keys in byte order, and formats name their WAL keys so that this order
+ * is timeline, then position: barman-cloud's hash directories, for one). A store that lists out of order makes the evidence `incompatible_format` instead of
  * producing invented gaps.
  */
 import { ViewerError } from '../common/errors.ts';
