@@ -12,20 +12,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
-import { runViewer } from '../support/run-viewer.ts';
+import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
 
 
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
+/* eslint-disable @typescript-eslint/no-unsafe-member-access,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
    the scan document is checked against the wire schemas; the assertions then read it loosely. */
-interface ScanDocument {
-  snapshot: Record<string, any>;
-  backups: Record<string, any>[];
-  wal_ranges: Record<string, any>[];
-  wal_gaps: Record<string, any>[];
-  recovery_paths: Record<string, any>[];
-  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[] } | null;
-}
 
 
 /** A pass-through proxy in front of the store that records every request line it forwards. */

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { realRepositories, type RealRepositories, type WalHole } from '../support/real-repositories.ts';
-import { runViewer } from '../support/run-viewer.ts';
+import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
 
 // ---------------------------------------------------------------- viewer's codes
 const V = {
@@ -50,14 +50,6 @@ const V = {
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument --
    the scan document is checked against the wire schemas; the assertions then read it loosely. */
-interface ScanDocument {
-  snapshot: Record<string, any>;
-  backups: Record<string, any>[];
-  wal_ranges: Record<string, any>[];
-  wal_gaps: Record<string, any>[];
-  recovery_paths: Record<string, any>[];
-  [other: string]: unknown;
-}
 
 const SEGMENT = /^([0-9A-F]{8})([0-9A-F]{8})([0-9A-F]{8})$/;
 /** Position of a 16 MiB segment name (log * 256 + segment) and its timeline. */

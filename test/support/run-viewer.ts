@@ -38,3 +38,16 @@ export function startStandalone(env: Record<string, string>): Promise<RunningVie
     child.once('exit', () => reject(new Error(err)));
   });
 }
+
+/* eslint-disable @typescript-eslint/no-explicit-any --
+   the scan document is checked against the wire schemas; tests then read its items loosely. */
+/** The document `viewer scan` prints: the wire items, and beside them its `observations`. */
+export interface ScanDocument {
+  snapshot: Record<string, any>;
+  backups: Record<string, any>[];
+  wal_ranges: Record<string, any>[];
+  wal_gaps: Record<string, any>[];
+  recovery_paths: Record<string, any>[];
+  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[] } | null;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
