@@ -25,7 +25,7 @@ export interface CorpusPublicationOptions {
 
 export async function publishCorpus(o: CorpusPublicationOptions) {
   const publisher = new Publisher(
-    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: o.server, producerVersion: PRODUCER_VERSION, formatCapabilities: archiveCloud.capabilities },
+    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: o.server, producerVersion: PRODUCER_VERSION, format: archiveCloud },
     { policyText: null, policy: null, minimumRedundancy: null },
     o.freshnessMs,
   );

@@ -49,7 +49,7 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
       fingerprint: destinationFingerprint(scope.destination, scope.endpointUrl),
       server: scope.server,
       producerVersion: PRODUCER_VERSION,
-      formatCapabilities: format.capabilities,
+      format,
     },
     config.retention,
     config.freshnessThresholdSeconds * 1000,

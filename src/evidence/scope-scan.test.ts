@@ -35,7 +35,7 @@ async function scan(store: MemoryStore, options: { generation?: number; maxPages
 
 function publish(e: ScopeEvidence) {
   const p = new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities },
+    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
     { policyText: null, policy: null, minimumRedundancy: 1 },
     900_000,
   ).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
@@ -307,7 +307,7 @@ describe('WAL evidence', () => {
       read: (r) => store.read(r),
       close: () => undefined,
     };
-    const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+    const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
     const e = await scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
     assert.equal(e.objectCount, 5);
     assert.deepEqual(e.ranges.map((r) => r.latest_receipt_at), [null, null, null, null, at(8).toISOString()]);

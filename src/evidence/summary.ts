@@ -23,14 +23,14 @@ const MESSAGES: Record<string, string> = {
   'ranges-truncated': 'The scan stopped holding WAL ranges at its safety ceiling.',
   'diagnostics-truncated': 'The scan stopped retaining backup or timeline findings at its safety ceiling.',
   'wal-archive-empty': 'No WAL segment is archived.',
-  'wal-gap-confirmed': 'A confirmed gap interrupts the archived WAL, and Barman\'s retention does not explain it.',
-  'wal-gap-candidate': 'A gap interrupts the archived WAL; it is not yet confirmed, and Barman\'s retention does not explain it.',
+  'wal-gap-confirmed': 'A confirmed gap interrupts the archived WAL, and {tool}\'s retention does not explain it.',
+  'wal-gap-candidate': 'A gap interrupts the archived WAL; it is not yet confirmed, and {tool}\'s retention does not explain it.',
   'wal-segment-size-invalid': 'Objects named as WAL segments have a size no segment can have; their positions count as missing.',
-  'wal-unknown-objects': 'The WAL area holds objects Barman does not write.',
+  'wal-unknown-objects': 'The WAL area holds objects {tool} does not write.',
   'wal-continuous': 'Archived WAL has no gap between the first and last segment of any timeline.',
   'wal-frontier-regressed': 'WAL seen at the newest end of a timeline in an earlier scan is gone, and no backup was deleted since.',
   'wal-gap-vanished': 'WAL confirmed missing in an earlier scan is still missing, and the WAL around it is gone too.',
-  'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape Barman\'s retention leaves.',
+  'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape {tool}\'s retention leaves.',
   'scope-empty': 'No backup directory and no WAL were found at this server\'s location.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
@@ -81,7 +81,7 @@ function walState(e: ScopeEvidence): StateReason {
   // Evidence over time: what an earlier generation saw may not silently disappear (D-66).
   if (e.frontierRegressed) return sr('unhealthy', 'wal-frontier-regressed');
   if (e.walCounts.segment === 0) return sr('unknown', 'wal-archive-empty');
-  // Every gap counts but a hole with exactly the shape Barman's retention leaves (retention-holes.ts).
+  // Every gap counts but a hole with exactly the shape the format's retention leaves (its retention-holes rule).
   const unexplained = e.gaps.filter((_, i) => e.gapClasses[i] !== 'retention-expected');
   if (unexplained.some((g) => g.status === 'confirmed')) return sr('unhealthy', 'wal-gap-confirmed');
   if (e.vanishedGaps > 0) return sr('unhealthy', 'wal-gap-vanished');
@@ -195,8 +195,15 @@ export interface ScopeSummary {
   readonly top: StateReason;
 }
 
-export function summarize(e: ScopeEvidence, x: Expectations, now: number, support: RepositoryFormat['capabilities']): ScopeSummary {
-  const wal = walState(e);
+/** What a summary needs of the scope's format: its capability matrix and the tool its messages name. */
+export type FormatTraits = Pick<RepositoryFormat, 'capabilities' | 'tool'>;
+
+/** A state whose message names the format's tool, with the tool's name in place. */
+const naming = (s: StateReason, tool: string): StateReason => (s.reason.message.includes('{tool}') ? { ...s, reason: { ...s.reason, message: s.reason.message.replaceAll('{tool}', tool) } } : s);
+
+export function summarize(e: ScopeEvidence, x: Expectations, now: number, format: FormatTraits): ScopeSummary {
+  const support = format.capabilities;
+  const wal = naming(walState(e), format.tool);
   const timeline = timelineState(e);
   const coverage = coverageState(e);
   const ret = retention(e, x, now, coverage);

@@ -39,7 +39,7 @@ function agrees(e: ScopeEvidence, p: Publication): void {
 
 const newPublisher = () =>
   new Publisher(
-    { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities },
+    { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud },
     { policyText: null, policy: null, minimumRedundancy: null },
     900_000,
   );

@@ -173,6 +173,8 @@ export interface RepositoryFormat {
   scopeRoots(destinationPrefix: string, scope: string): { readonly base: string; readonly roots: readonly string[] };
   /** The scopes under a destination (the access's base) and what else lies there. */
   discoverScopes(access: ScopeAccess): Promise<Discovery>;
+  /** The tool whose repositories the format reads, as state messages name it ("Barman's retention"). */
+  readonly tool: string;
   /** Which of the spec's nine capabilities the format has at all. */
   readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
   readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;

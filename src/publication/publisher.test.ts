@@ -30,7 +30,7 @@ function repository(missing: number[] = [6]) {
 
 function newPublisher(expectations: ConstructorParameters<typeof Publisher>[1] = { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null }, freshnessMs = 15 * 60_000) {
   return new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities },
+    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
     expectations,
     freshnessMs,
     // Revisions counted from 0 here, so each transition's advance reads plainly.
@@ -103,7 +103,7 @@ describe('publication transitions', () => {
   it('one (revision, evidence_generation) never names two bodies across restarts', async () => {
     // Two processes of one destination, the second started a second later: same repository,
     // same scan, different content (a gap filled in between).
-    const identity = { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a' as const, fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities };
+    const identity = { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a' as const, fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud };
     const expectations = { policyText: null, policy: null, minimumRedundancy: null };
     const first = new Publisher(identity, expectations, 900_000, { revisionBase: revisionBase(Date.parse('2026-11-23T10:00:00Z')) });
     const firstBodies = [first.current, first.complete(await scanWith(repository([6]), first), attempt(10)), first.fail('throttled', attempt(11))];

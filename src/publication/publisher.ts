@@ -24,9 +24,8 @@ import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/sna
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
 import type { GapMemory } from '../evidence/gaps.ts';
-import type { RepositoryFormat } from '../format/seam.ts';
 import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
-import { reasonFor, summarize, type Expectations } from '../evidence/summary.ts';
+import { reasonFor, summarize, type Expectations, type FormatTraits } from '../evidence/summary.ts';
 
 export interface PublicationIdentity {
   readonly cluster: { readonly namespace: string; readonly uid: string; readonly name: string | null };
@@ -34,8 +33,8 @@ export interface PublicationIdentity {
   readonly fingerprint: string;
   readonly server: string;
   readonly producerVersion: string;
-  /** Which capabilities the scope's format has at all (the format seam's matrix). */
-  readonly formatCapabilities: RepositoryFormat['capabilities'];
+  /** The scope's format: which capabilities it has at all, the tool its messages name. */
+  readonly format: FormatTraits;
 }
 
 export interface Publication {
@@ -155,7 +154,7 @@ export class Publisher {
       state: 'unknown',
       reason: NO_SCAN,
       capabilities: CAPABILITY_IDS.map((id) =>
-        this.#identity.formatCapabilities[id] === 'unsupported'
+        this.#identity.format.capabilities[id] === 'unsupported'
           ? { id, support: 'unsupported', state: 'unknown', reason: reasonFor('not-in-format') }
           : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
       ),
@@ -195,7 +194,7 @@ export class Publisher {
   /** Publishes the result of a scan that listed everything. A truncated scan is a `safety_limit` failure. */
   complete(e: ScopeEvidence, attempt: Attempt): Publication {
     if (e.rangesTruncated || e.diagnosticsTruncated) return this.fail('safety_limit', attempt, { ranges: e.rangesTruncated, diagnostics: e.diagnosticsTruncated });
-    const s = summarize(e, this.#expectations, attempt.startedAt.getTime(), this.#identity.formatCapabilities);
+    const s = summarize(e, this.#expectations, attempt.startedAt.getTime(), this.#identity.format);
     const backups = e.backups.map((b) => b.item).sort(compareBackups);
     const ranges = [...e.ranges].sort(compareWalRuns);
     const gaps = [...e.gaps].sort(compareWalRuns);

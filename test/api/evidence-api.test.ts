@@ -65,7 +65,7 @@ describe('evidence API over a Unix socket', () => {
   const socketPath = join(dir, 'evidence.sock');
   const logLines: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _e, cb) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
   let current: Publication = publisher.current;
   let ready = false;
   const server = createEvidenceApi({ token: TOKEN, publication: () => current, ready: () => ready, logger: createLogger('info', sink) });

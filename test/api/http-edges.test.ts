@@ -99,7 +99,7 @@ describe('evidence API at the edges of HTTP', () => {
       cb();
     },
   });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
   const server = createEvidenceApi({ token: TOKEN, publication: () => publisher.current, ready: () => true, logger: createLogger('info', sink), deadlineMs: 2_000 });
   const to = { path: socketPath };
 

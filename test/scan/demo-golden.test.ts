@@ -23,7 +23,7 @@ const startedAt = new Date('2026-11-20T06:00:00Z');
 async function demoDocument(): Promise<string> {
   const root = scopeRoot(DEMO_PREFIX, DEMO_SERVER);
   const publisher = new Publisher(
-    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities },
+    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', format: archiveCloud },
     { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 },
     900_000,
     { revisionBase: 0 },

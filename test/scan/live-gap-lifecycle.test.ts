@@ -235,7 +235,7 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
         fingerprint: destinationFingerprint({ provider: 'store-a', bucket: BUCKET, account: null, emulatorOrigin: null, prefix }, repos.endpoint),
         server: SERVER,
         producerVersion: '0.1.0',
-        formatCapabilities: archiveCloud.capabilities,
+        format: archiveCloud,
       },
       { policyText: null, policy: null, minimumRedundancy: null },
       15 * 60_000,

@@ -15,6 +15,7 @@ import { readHistory, readOthers, walDirectories, walParts } from './wal-reader.
 
 export const archiveCloud: RepositoryFormat = {
   id: FORMAT_ARCHIVE_CLOUD,
+  tool: 'Barman',
   // One server prefix holds the whole scope.
   scopeRoots(prefix, server) {
     const root = scopeRoot(prefix, server);

@@ -24,7 +24,7 @@ describe('backup shelves', () => {
     repo.backup({ id: '20260101T000100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     repo.backup({ id: '20260101T000200', timeline: 1, beginPosition: 4, endPosition: 4, status: 'FAILED', beginTime: t, endTime: t });
     repo.backup({ id: '20260101T000300', timeline: 1, beginPosition: 5, endPosition: 5, withoutInfo: true, beginTime: t, endTime: t });
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('srv', publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 }), e);
     assert.deepEqual([...view.shelves], [['20260101T000100', 'completed'], ['20260101T000200', 'failed'], ['20260101T000300', 'in progress or abandoned']]);
@@ -42,7 +42,7 @@ describe('inventory page bounds', () => {
     for (let b = 0; b < 60; b++) repo.backup({ id: `20260101T0000${String(b).padStart(2, '0')}`, timeline: 1, beginPosition: 2 * b, endPosition: 2 * b, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     for (let i = 0; i < 3_000; i++) repo.segment(1, 2 * i, t);
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, generation: 1, previousGaps: [] });
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
     const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
@@ -57,7 +57,7 @@ describe('inventory page bounds', () => {
 describe('what the inventory page says of the evidence', () => {
   const T = new Date('2026-11-21T10:00:00Z');
   const minute = (n: number) => new Date(T.getTime() + n * 60_000);
-  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', formatCapabilities: archiveCloud.capabilities };
+  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud };
   async function scanned(build: (repo: SyntheticRepository, store: MemoryStore) => void) {
     const store = new MemoryStore();
     build(new SyntheticRepository(store, 'pg/srv/'), store);
