@@ -48,7 +48,7 @@ export interface PathContext {
   readonly geometry: WalGeometry | null;
   readonly graph: TimelineGraph;
   readonly index: WalIndex;
-  /** Whether a gap has exactly the shape Barman's retention leaves (`retention-holes.ts`). */
+  /** Whether a gap has exactly the shape the format's own retention leaves (the seam's `classifyGaps`). */
   readonly retentionHole: (gap: Gap) => boolean;
 }
 

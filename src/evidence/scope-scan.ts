@@ -221,7 +221,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
   // missing or present may only be forgotten when WAL arrived or a backup was deleted since (the
-  // only way Barman's retention removes WAL).
+  // only way a format's retention removes WAL, Barman's among them).
   const completedBackupIds = new Set(backups.filter((b) => b.completed).map((b) => b.item.backup_id));
   const backupsGone = [...(o.previousCompletedBackups ?? [])].some((id) => !completedBackupIds.has(id));
   const memory = new GapMemoryIndex(o.previousGaps);

@@ -11,8 +11,8 @@
  *
  * Listing order matters and is checked: within a timeline, segment positions must arrive
  * ascending (stores list keys in byte order, and formats name their WAL keys so that this order
- * is timeline, then position: barman-cloud's hash directories, for one). A store that lists out of order makes the evidence `incompatible_format` instead of
- * producing invented gaps.
+ * is timeline, then position: barman-cloud's hash directories, for one). A store that lists
+ * out of order makes the evidence `incompatible_format` instead of producing invented gaps.
  */
 import { ViewerError } from '../common/errors.ts';
 import type { HistoryRef, WalEntry } from '../format/seam.ts';
