@@ -97,6 +97,8 @@ export interface ScopeEvidence {
   /** What the next scan remembers of this one's frontiers (null until a geometry is known). */
   readonly frontiers: FrontierMemory | null;
   readonly completedBackupIds: ReadonlySet<string>;
+  /** The tool whose repository this is, as messages and pages name it (the format's `tool`). */
+  readonly tool: string;
   /** No backup and no object in the WAL area: nothing the format writes is at this location. */
   readonly empty: boolean;
   /** Objects named as WAL segments whose size no segment can have (counted as unknown). */
@@ -313,6 +315,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     rangesTruncated: wal.rangesTruncated,
     diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
     empty,
+    tool: o.format.tool,
     implausibleSegments: wal.implausibleSegments,
     vanishedGaps: vanished.length,
     frontierRegressed,

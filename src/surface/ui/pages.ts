@@ -23,7 +23,9 @@ export interface ScopeView {
   readonly histories: readonly { readonly timeline: number; readonly status: string }[];
   /** Where each timeline forked from its parent, for the picture. */
   readonly forks: readonly { readonly timeline: number; readonly parent: number; readonly position: number }[];
-  /** Gaps (by `gapKey`) with exactly the shape Barman's retention leaves. */
+  /** The tool whose repository this is, as the page names it ("Barman's retention"); null before a scan. */
+  readonly tool: string | null;
+  /** Gaps (by `gapKey`) with exactly the shape the format's retention leaves. */
   readonly retentionGaps: ReadonlySet<string>;
   /** The last complete scan found no backup directory and no WAL at the scope's location. */
   readonly empty: boolean;
@@ -78,7 +80,9 @@ const itemState = (s: string, retained: boolean) => (retained ? html`<span class
 /** Stale, or no complete generation: what the page lists is historical evidence. */
 const retainedOf = (v: ScopeView) => v.publication.snapshot.stale || v.publication.snapshot.completeness !== 'complete';
 const isRetentionGap = (v: ScopeView, g: WalGapItem) => v.retentionGaps.has(gapKey(g));
-const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.status} gap with the shape Barman's retention leaves (expected)` : `${g.status} gap`);
+/** "Barman's retention", or the format's own tool. */
+const retentionOf = (v: ScopeView) => (v.tool === null ? 'retention' : `${v.tool}'s retention`);
+const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.status} gap with the shape ${retentionOf(v)} leaves (expected)` : `${g.status} gap`);
 const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
 const count = (n: number | null) => (n === null ? html`<span class="muted">unknown</span>` : html`${n.toLocaleString('en-US')}`);
 
@@ -146,7 +150,7 @@ ${p.backups.flatMap((b) => {
   })}
 ${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_position + 1)}" y1="${y(newest.timeline) - 2}" x2="${x(newest.end_position + 1)}" y2="${y(newest.timeline) + 24}"><title>frontier: ${newest.last_wal}</title></line><text x="${Math.min(W - 60, x(newest.end_position + 1) + 3)}" y="${y(newest.timeline) + 33}">frontier</text>`}
 </svg>
-<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape Barman's retention leaves before keep:standalone backups ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
+<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape ${retentionOf(v)} leaves before backups kept standalone ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
 }
 
 function coverage(paths: readonly RecoveryPathItem[], retained: boolean): Raw {
