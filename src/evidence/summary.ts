@@ -195,8 +195,8 @@ export interface ScopeSummary {
   readonly top: StateReason;
 }
 
-/** What a summary needs of the scope's format: its capability matrix and the tool its messages name. */
-export type FormatTraits = Pick<RepositoryFormat, 'capabilities' | 'tool'>;
+/** What a summary and its publication need of the scope's format: its capabilities, the tool its messages name, its payload. */
+export type FormatTraits = Pick<RepositoryFormat, 'capabilities' | 'tool' | 'details'>;
 
 /** A state whose message names the format's tool, with the tool's name in place. */
 const naming = (s: StateReason, tool: string): StateReason => (s.reason.message.includes('{tool}') ? { ...s, reason: { ...s.reason, message: s.reason.message.replaceAll('{tool}', tool) } } : s);

@@ -10,8 +10,8 @@
  * never sees the destination, and nothing it holds can leak it.
  */
 import type { BackupItem } from '../contract/collections.ts';
-import type { State } from '../contract/primitives.ts';
-import type { CapabilityId } from '../contract/snapshot.ts';
+import type { State, StateReason } from '../contract/primitives.ts';
+import type { CapabilityId, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult } from '../store/driver.ts';
 
@@ -126,6 +126,22 @@ export interface Discovery {
   readonly foreignFormat: ForeignFormat | null;
 }
 
+/** What evidence knows of a scope for a format's `details` payload (wire types only). */
+export interface DetailsInput {
+  /** Exact collection sizes; null before a complete scan. */
+  readonly totals: { readonly backups: number; readonly ranges: number; readonly gaps: number; readonly paths: number } | null;
+  readonly structurallyUsable: number | null;
+  readonly backupStates: StateCounts | null;
+  readonly walCounts: WALCounts | null;
+  readonly wal: StateReason;
+  readonly timeline: StateReason;
+  readonly coverage: StateReason;
+  readonly retention: RetentionSummary;
+  readonly latestArchiveReceiptAt: string | null;
+  readonly rangesTruncated: boolean;
+  readonly diagnosticsTruncated: boolean;
+}
+
 /** A retention policy an operator expects, in the neutral terms viewer compares evidence with. */
 export type RetentionPolicy =
   | { readonly kind: 'redundancy'; readonly count: number }
@@ -175,6 +191,8 @@ export interface RepositoryFormat {
   discoverScopes(access: ScopeAccess): Promise<Discovery>;
   /** The tool whose repositories the format reads, as state messages name it ("Barman's retention"). */
   readonly tool: string;
+  /** The format's tagged `details` payload, filled from what evidence knows of the scope. */
+  details(input: DetailsInput): Details;
   /** Which of the spec's nine capabilities the format has at all. */
   readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
   readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;

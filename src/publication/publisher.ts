@@ -80,14 +80,14 @@ export function revisionBase(nowMs: number = Date.now()): number {
 const NO_SCAN = reason('no-completed-scan', 'No scan has completed yet.');
 
 /** Every current-evidence state of `s` made `unknown` with `r` (stale or failed publications). */
-function withoutCurrentStates(s: RepositoryEvidenceSnapshot, r: Reason): RepositoryEvidenceSnapshot {
+function withoutCurrentStates(format: FormatTraits, s: RepositoryEvidenceSnapshot, r: Reason): RepositoryEvidenceSnapshot {
   return {
     ...s,
     stale: true,
     state: 'unknown',
     reason: r,
     capabilities: s.capabilities.map((c) => ({ ...c, state: 'unknown', reason: c.support === 'supported' ? r : c.reason })),
-    details: overlayDetails(s.details, r),
+    details: overlayDetails(format, s.details, r),
   };
 }
 
@@ -159,7 +159,7 @@ export class Publisher {
           : { id, support: 'supported', state: 'unknown', reason: NO_SCAN },
       ),
       inventory: { known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, pages_examined: 0, objects_examined: 0, last_failure_category: null },
-      details: emptyDetails(NO_SCAN, this.#expectations),
+      details: emptyDetails(this.#identity.format, NO_SCAN, this.#expectations),
     };
   }
 
@@ -221,7 +221,7 @@ export class Publisher {
         objects_examined: attempt.objects,
         last_failure_category: null,
       },
-      details: detailsOf(e, s, { backups: backups.length, ranges: ranges.length, gaps: gaps.length, paths: paths.length }),
+      details: detailsOf(this.#identity.format, e, s, { backups: backups.length, ranges: ranges.length, gaps: gaps.length, paths: paths.length }),
     };
     const candidate = this.#publish(snapshot, backups, ranges, gaps, paths);
     // Evidence the wire cannot carry never replaces evidence it could: a failed attempt instead.
@@ -241,13 +241,13 @@ export class Publisher {
   #failed(category: FailureCategory, r: Reason, attempt: Attempt, truncated: { ranges: boolean; diagnostics: boolean }): Publication {
     const prev = this.#current;
     const base = this.#completeSnapshot ?? { ...this.#initial(), completeness: 'incomplete' as const };
-    const failed = withoutCurrentStates(base, r);
+    const failed = withoutCurrentStates(this.#identity.format, base, r);
     const snapshot: RepositoryEvidenceSnapshot = {
       ...failed,
       revision: prev.revision + 1,
       last_attempt_at: iso(attempt.startedAt),
       inventory: { ...failed.inventory, pages_examined: attempt.pages, objects_examined: attempt.objects, last_failure_category: category },
-      details: overlayDetails(failed.details, r, truncated),
+      details: overlayDetails(this.#identity.format, failed.details, r, truncated),
     };
     this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
     return this.#current;
@@ -267,7 +267,7 @@ export class Publisher {
     const prev = this.#current;
     const at = this.staleAt();
     if (at === null || now.getTime() < at) return prev;
-    const snapshot = { ...withoutCurrentStates(prev.snapshot, STALE), revision: prev.revision + 1 };
+    const snapshot = { ...withoutCurrentStates(this.#identity.format, prev.snapshot, STALE), revision: prev.revision + 1 };
     this.#current = this.#publish(snapshot, prev.backups, prev.walRanges, prev.walGaps, prev.recoveryPaths);
     return this.#current;
   }

@@ -4,7 +4,7 @@
  * `wal-reader.ts`), Barman's retention shape (`retention-holes.ts`) and retention-policy syntax
  * (`retention-policy.ts`), and which of the spec's capabilities the format has.
  */
-import { FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
+import { DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
 import { scopeRoot } from '../../store/confined.ts';
 import type { RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
@@ -39,6 +39,26 @@ export const archiveCloud: RepositoryFormat = {
     return { parts: (segmentSize) => walParts(access, dirs, segmentSize) };
   },
   readOthers,
+  // The `archive-cloud/v1alpha1` payload, field for field.
+  details: (d) => ({
+    type: DETAILS_TYPE_ARCHIVE_CLOUD,
+    archive_cloud: {
+      backup_items: d.totals?.backups ?? null,
+      wal_range_items: d.totals?.ranges ?? null,
+      wal_gap_items: d.totals?.gaps ?? null,
+      recovery_path_items: d.totals?.paths ?? null,
+      structurally_usable_backups: d.structurallyUsable,
+      backup_states: d.backupStates,
+      wal_counts: d.walCounts,
+      wal: d.wal,
+      timeline: d.timeline,
+      coverage: d.coverage,
+      retention: d.retention,
+      latest_archive_receipt_at: d.latestArchiveReceiptAt,
+      ranges_truncated: d.rangesTruncated,
+      diagnostics_truncated: d.diagnosticsTruncated,
+    },
+  }),
   discoverScopes: discoverServers,
   readHistory,
   classifyGaps,

@@ -128,7 +128,7 @@ function collectionItems(p: Publication, route: CursorRoute): readonly unknown[]
 }
 
 function totalOf(p: Publication, route: CursorRoute): number | null {
-  return detailsView(p.snapshot.details).totals[route];
+  return detailsView(p.snapshot.details).routeTotals[route];
 }
 
 function collection(c: Collection, search: string, o: EvidenceApiOptions, cursors: CursorCodec): Outcome {
