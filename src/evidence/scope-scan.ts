@@ -185,14 +185,14 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const [catalog, walPlan] = await both(o.format.readCatalog(access, limits.maxBackups), o.format.planWal(access));
   unknownObjects += catalog.unknownObjects;
   // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
-  const settled = { geometry: catalog.geometry, issue: catalog.geometryIssue };
-  const rangeGeometry = settled.geometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
+  const archiveGeometry = catalog.geometry;
+  const rangeGeometry = archiveGeometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
 
   // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
   // everything else under the scope is listed and counted as unknown.
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
-  const parts = walPlan.parts(settled.geometry?.segmentSize ?? null);
+  const parts = walPlan.parts(archiveGeometry?.segmentSize ?? null);
   const [wal, others] = await both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access));
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
@@ -212,14 +212,14 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     generation: o.generation,
     previous: o.previousGaps,
     newestReceipt: wal.latestReceipt,
-    geometryKnown: settled.geometry !== null,
+    geometryKnown: archiveGeometry !== null,
     ...(o.gapSettle === undefined ? {} : { settle: o.gapSettle }),
   });
   const index = new WalIndex(wal.timelines, gapList);
   const backupTimelines = catalog.backups.flatMap((b) => (b.fields.timeline === null ? [] : [b.fields.timeline]));
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
-  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: settled.geometry, index }));
-  const classes: GapClass[] = o.format.classifyGaps(gapList, backups, settled.geometry, (t) => wal.timelines.get(t)?.ranges ?? []);
+  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: archiveGeometry, index }));
+  const classes: GapClass[] = o.format.classifyGaps(gapList, backups, archiveGeometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
   // missing or present may only be forgotten when WAL arrived or a backup was deleted since (the
@@ -246,19 +246,19 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     : o.previousGaps.filter((m) => m.status === 'confirmed' && m.class === 'unexplained' && current.overlapping(m.timeline, m.start, m.end).length === 0 && !observedThrough(m.timeline, m.start, m.end));
   const lastObserved = new Map([...wal.timelines.values()].flatMap((tl) => (tl.ranges.length === 0 ? [] : [[tl.timeline, (tl.ranges.at(-1) as { end: number }).end] as const])));
   const earlier = o.previousFrontiers ?? null;
-  const comparable = settled.geometry !== null && earlier !== null && earlier.segmentSize === settled.geometry.segmentSize;
+  const comparable = archiveGeometry !== null && earlier !== null && earlier.segmentSize === archiveGeometry.segmentSize;
   const frontierRegressed = comparable && !backupsGone && [...earlier.last].some(([t, last]) => (lastObserved.get(t) ?? -1) < last);
   let frontiers: FrontierMemory | null = earlier;
-  if (settled.geometry !== null) {
+  if (archiveGeometry !== null) {
     const last = new Map(comparable && !backupsGone ? earlier.last : []);
     for (const [t, end] of lastObserved) last.set(t, Math.max(last.get(t) ?? end, end));
-    frontiers = { segmentSize: settled.geometry.segmentSize, last };
+    frontiers = { segmentSize: archiveGeometry.segmentSize, last };
   }
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
   const paths: RecoveryPathItem[] = [];
   let pathsTruncated = false;
   for (const b of backups) {
-    const more = recoveryPaths(b, { server: o.server, geometry: settled.geometry, graph, index, retentionHole: (g) => retentionHoles.has(g) });
+    const more = recoveryPaths(b, { server: o.server, geometry: archiveGeometry, graph, index, retentionHole: (g) => retentionHoles.has(g) });
     if (paths.length + more.length > limits.maxPaths) {
       pathsTruncated = true;
       break;
@@ -307,8 +307,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     gapClasses: classified.map((c) => c.class),
     gapMemory: [...gapList.map((g, i) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: classes[i] ?? 'unexplained' })), ...vanished],
     paths,
-    geometry: settled.geometry,
-    geometryIssue: settled.issue,
+    geometry: archiveGeometry,
+    geometryIssue: catalog.geometryIssue,
     graph,
     histories,
     systemIds: catalog.systemIds,

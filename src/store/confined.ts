@@ -60,8 +60,3 @@ function receiptTimeUsable(d: Date | null): boolean {
   if (t > 0 && t <= LAST_WIRE_INSTANT) return true;
   return Number.isFinite(t) && t <= LAST_WIRE_INSTANT && WIRE_TIMESTAMP.test(d.toISOString());
 }
-
-/** The root every request of one scope stays under: `<prefix>/<server>/`, or `<server>/` for an empty prefix. */
-export function scopeRoot(destinationPrefix: string, serverName: string): string {
-  return destinationPrefix === '' ? `${serverName}/` : `${destinationPrefix}/${serverName}/`;
-}

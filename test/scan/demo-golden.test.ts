@@ -14,8 +14,8 @@ import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../src/format/barman-cloud/demo-repository.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { confine, scopeRoot } from '../../src/store/confined.ts';
-import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
+import { confine } from '../../src/store/confined.ts';
+import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
 
 const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'demo-scan.json');
 const startedAt = new Date('2026-11-20T06:00:00Z');

@@ -27,11 +27,11 @@ import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { destinationFingerprint } from '../../src/publication/fingerprint.ts';
 import { Publisher, type Publication } from '../../src/publication/publisher.ts';
-import { confine, scopeRoot } from '../../src/store/confined.ts';
+import { confine } from '../../src/store/confined.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
-import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
+import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
 
 const run = promisify(execFile);
 

@@ -14,12 +14,12 @@ import { after, before, describe, it } from 'node:test';
 import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../../src/evidence/scope-scan.ts';
-import { confine, scopeRoot } from '../../src/store/confined.ts';
+import { confine } from '../../src/store/confined.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { runViewer } from '../support/run-viewer.ts';
 import { CONTROL_BYTES } from './odd-keys.ts';
-import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
+import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
 
 const BUCKET = 'viewer-test';
 const SERVER = 'pg-wal1m';

@@ -5,13 +5,17 @@
  * (`retention-policy.ts`), and which of the spec's capabilities the format has.
  */
 import { DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
-import { scopeRoot } from '../../store/confined.ts';
 import type { RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
 import { discoverServers } from './discovery.ts';
 import { classifyGaps } from './retention-holes.ts';
 import { parseRetentionPolicy } from './retention-policy.ts';
 import { readHistory, readOthers, walDirectories, walParts } from './wal-reader.ts';
+
+/** The server prefix that holds one barman-cloud scope, and that every request of it stays under: `<prefix>/<server>/`, or `<server>/` for an empty prefix. */
+export function scopeRoot(destinationPrefix: string, serverName: string): string {
+  return destinationPrefix === '' ? `${serverName}/` : `${destinationPrefix}/${serverName}/`;
+}
 
 export const archiveCloud: RepositoryFormat = {
   id: FORMAT_ARCHIVE_CLOUD,
