@@ -17,6 +17,8 @@ const LAYERS: Record<string, number> = {
   common: 1,
   postgres: 2,
   store: 2,
+  client: 2,
+  metrics: 2,
   format: 3,
   evidence: 4,
   publication: 5,

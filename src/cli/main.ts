@@ -3,6 +3,7 @@
  * the command. Owns the fixed production paths; the process exit codes are the table in
  * `exit-codes.ts` (docs/configuration.md).
  */
+import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
@@ -15,9 +16,6 @@ const commands = {
   sidecar: async () => (await import('./commands/sidecar.ts')).runSidecar,
   probe: async () => (await import('./commands/probe.ts')).runProbe,
 };
-
-/** The sidecar's fixed socket path (spec: "Sidecar the service"); library code takes it as a parameter. */
-export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
 
 const USAGE = `usage: viewer [command]
 

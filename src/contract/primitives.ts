@@ -13,6 +13,8 @@ export const API_VERSION = 'evidence.viewer.io/v1alpha1';
 export const MEDIA_TYPE = 'application/vnd.viewer.evidence.v1alpha1+json';
 export const DETAILS_TYPE_ARCHIVE_CLOUD = 'archive-cloud/v1alpha1';
 export const PRODUCER_NAME = 'viewer';
+/** The sidecar's one socket path: the server boundary both ends of the API agree on (Authentication rule 2). */
+export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
 
 /** The largest integer JSON and JavaScript agree on exactly; counts and positions stay below it. */
 export const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;

@@ -13,7 +13,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { checkSocketDirectory, listenOnSocket, prepareSocketPath } from '../../src/surface/api/socket.ts';
 import { GateError } from '../../src/common/errors.ts';
-import { isCanonicalToken, readTokenFile } from '../../src/surface/api/token-file.ts';
+import { isCanonicalToken } from '../../src/contract/token.ts';
+import { readTokenFile } from '../../src/surface/api/token-file.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const base = mkdtempSync(join(tmpdir(), 'viewer-gates-'));

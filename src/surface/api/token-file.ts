@@ -9,14 +9,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { GateError } from '../../common/errors.ts';
-
-export const TOKEN_FILE_MAX_BYTES = 128;
-const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-
-/** True for the canonical unpadded base64url text of exactly 32 bytes. */
-export function isCanonicalToken(text: string): boolean {
-  return TOKEN.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text;
-}
+import { TOKEN_FILE_MAX_BYTES, tokenOfFileText } from '../../contract/token.ts';
 
 export async function readTokenFile(path: string): Promise<string> {
   let handle;
@@ -35,10 +28,9 @@ export async function readTokenFile(path: string): Promise<string> {
     const buffer = Buffer.alloc(TOKEN_FILE_MAX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > TOKEN_FILE_MAX_BYTES) throw new GateError(`token file: larger than ${TOKEN_FILE_MAX_BYTES} bytes`);
-    let text = buffer.subarray(0, bytesRead).toString('latin1');
-    if (text.endsWith('\n')) text = text.slice(0, -1);
-    if (!isCanonicalToken(text)) throw new GateError('token file: must hold one canonical 43-character unpadded base64url token');
-    return text;
+    const token = tokenOfFileText(buffer.subarray(0, bytesRead));
+    if (token === null) throw new GateError('token file: must hold one canonical 43-character unpadded base64url token');
+    return token;
   } finally {
     await handle.close();
   }
