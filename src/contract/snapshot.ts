@@ -319,3 +319,22 @@ export const RepositoryEvidenceSnapshot = Type.Object(
   { additionalProperties: false, allOf: [generationRules, staleForcesUnknown] },
 );
 export type RepositoryEvidenceSnapshot = Static<typeof RepositoryEvidenceSnapshot>;
+
+/**
+ * A `details.type` tag as a client keeps it when it does not recognize the type (Versioning rule
+ * 4): a bounded lower-case `<format>/<version>` string. Only the tag is kept; the payload is discarded.
+ */
+export const DETAILS_TAG_PATTERN = '^[a-z0-9][a-z0-9-]{0,46}/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$';
+
+/**
+ * Not a wire kind: what a client validates of a snapshot whose `details.type` it does not
+ * recognize. The common envelope is checked exactly as in `RepositoryEvidenceSnapshot`; `details`
+ * only needs its bounded tag (the unknown payload beside it is not judged, and is then discarded).
+ */
+export const SnapshotWithForeignDetails = Type.Object(
+  {
+    ...RepositoryEvidenceSnapshot.properties,
+    details: Type.Object({ type: Type.String({ pattern: DETAILS_TAG_PATTERN, maxLength: 64 }) }, { additionalProperties: true }),
+  },
+  { additionalProperties: false, allOf: [generationRules, staleForcesUnknown] },
+);

@@ -11,7 +11,9 @@ import type { WireBody, WireKind } from './kinds.ts';
 
 export type { Violation } from './invariants.ts';
 
-const validators = createRequire(import.meta.url)('./wire-validators.generated.cjs') as Partial<Record<WireKind, ValidateFunction>>;
+const generated = createRequire(import.meta.url)('./wire-validators.generated.cjs') as Record<string, ValidateFunction | undefined>;
+const validators = generated as Partial<Record<WireKind, ValidateFunction>>;
+const clientValidators = generated as { SnapshotWithForeignDetails?: ValidateFunction };
 
 /** Every violation of the kind's schema, then (if the shape is right) of its invariants. */
 export function wireViolations(kind: WireKind, body: unknown): Violation[] {
@@ -21,6 +23,17 @@ export function wireViolations(kind: WireKind, body: unknown): Violation[] {
     return (validate.errors ?? []).map((e) => ({ path: e.instancePath, rule: `${e.keyword}: ${e.message ?? 'invalid'}` }));
   }
   return invariantViolations(kind, body as WireBody<typeof kind>);
+}
+
+/**
+ * Every schema violation of a snapshot whose `details.type` the caller does not recognize: the
+ * common envelope exactly, `details` only as a bounded tag (Versioning rule 4).
+ */
+export function foreignDetailsSnapshotViolations(body: unknown): Violation[] {
+  const validate = clientValidators.SnapshotWithForeignDetails;
+  if (validate === undefined) return [{ path: '', rule: 'validator missing' }];
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => ({ path: e.instancePath, rule: `${e.keyword}: ${e.message ?? 'invalid'}` }));
 }
 
 export function isValidWire<K extends WireKind>(kind: K, body: unknown): body is WireBody<K> {

@@ -25,7 +25,7 @@ import { confine } from '../../src/store/confined.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
 import { CursorCodec } from '../../src/surface/api/cursor.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
-import { API_ROUTES, COLLECTIONS, type CollectionRoute } from '../../src/surface/api/routes.ts';
+import { API_ROUTES, COLLECTIONS, type CollectionRoute } from '../../src/contract/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 

@@ -16,7 +16,7 @@ import type { WireKind } from '../../src/contract/kinds.ts';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
-import { API_ROUTES } from '../../src/surface/api/routes.ts';
+import { API_ROUTES } from '../../src/contract/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { exchange, header, readAll, type RawReply } from './http-edges-client.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';

@@ -4,7 +4,7 @@
  * answers `live`, 1 otherwise. It prints no token, no body and no transport error text.
  */
 import { request } from 'node:http';
-import { HEALTH_PATH } from '../../surface/api/routes.ts';
+import { HEALTH_PATH } from '../../contract/routes.ts';
 import { readTokenFile } from '../../surface/api/token-file.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 

@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PAGE_LIMITS } from '../../contract/primitives.ts';
-import { COLLECTIONS, type CollectionRoute } from './routes.ts';
+import { COLLECTIONS, type CollectionRoute } from '../../contract/routes.ts';
 
 export type CursorRoute = CollectionRoute;
 /** A cursor records its collection as an index into this list (the order of `COLLECTIONS`). */

@@ -20,7 +20,7 @@ import type { Logger } from '../../common/log.ts';
 import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { CursorCodec, type CursorRoute } from './cursor.ts';
-import { API_ROUTES, COLLECTIONS, HEALTH_PATH, READY_PATH, SNAPSHOT_PATH, type Collection } from './routes.ts';
+import { API_ROUTES, COLLECTIONS, HEALTH_PATH, READY_PATH, SNAPSHOT_PATH, type Collection } from '../../contract/routes.ts';
 
 /** The spec's limits the API alone applies; the page limits (items, cursor bytes) are `PAGE_LIMITS` of the contract. */
 export const LIMITS = {

@@ -1,9 +1,9 @@
 /**
  * The sidecar API's routes (spec "Sidecar the service"): the one list the server routes and logs
- * by, cursors bind, the probe calls and the tests walk. A request whose path is not one of these
+ * by, cursors bind, the probe and the consumer library (src/client/) call and the tests walk. A request whose path is not one of these
  * is `not-found`, logged as the route `unknown`.
  */
-import type { WireKind } from '../../contract/kinds.ts';
+import type { WireKind } from './kinds.ts';
 
 const API = '/api/v1alpha1';
 
