@@ -1,0 +1,338 @@
+/**
+ * Published evidence as OpenMetrics text: the one metrics module of `viewer scan --output
+ * openmetrics` and of the consumer console, which holds nothing but the wire snapshot and items.
+ * Owns the metric names, their labels and what each series is derived from.
+ *
+ * Rules every series keeps:
+ * - unknown evidence is an absent series, never 0: a collection the caller does not know (`null`),
+ *   a `null` wire count or timestamp, an unknown details payload, an observation not made;
+ * - every series carries `server` (the scope's name); the other labels are only `timeline`,
+ *   `state`, `status`, `backup_id` and `stop`, values from closed sets or identifiers the wire
+ *   already publishes, never an object key, a destination or a fingerprint;
+ * - the same input gives the same bytes: families in one fixed order, scopes by server, and the
+ *   samples of a family by their label values (prom-client prints in insertion order);
+ * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
+ */
+import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
+import { STATES } from '../contract/primitives.ts';
+import type { Details, RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+
+/** The HTTP content type of the text `renderOpenMetrics` returns. */
+export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
+
+/**
+ * The wire snapshot, its details optional: a consumer that meets a details type it does not know
+ * keeps only the envelope (spec, Versioning rule 4), and then the series read from the payload
+ * are absent.
+ */
+export type ScopeSnapshot = Omit<RepositoryEvidenceSnapshot, 'details'> & { readonly details?: Details | undefined };
+
+/** What the caller measured beside the evidence; each absent or `null` value is an absent series. */
+export interface ScopeObservations {
+  /** The store's clock when the scan read it. */
+  readonly storeTimeAtScan: Date | null;
+  /** How far the newest archived WAL lags behind the store's clock at the scan. */
+  readonly archiveLagSeconds: number | null;
+  /** How long the last scan attempt took, successful or not. */
+  readonly scanDurationSeconds?: number;
+}
+
+/** One scope's published evidence. A `null` collection is unknown to the caller: its series are absent. */
+export interface MetricScope {
+  readonly snapshot: ScopeSnapshot;
+  readonly backups: readonly BackupItem[] | null;
+  /** Accepted so callers hand over a whole publication; no series is read from the ranges yet. */
+  readonly walRanges: readonly WalRangeItem[] | null;
+  readonly walGaps: readonly WalGapItem[] | null;
+  readonly recoveryPaths: readonly RecoveryPathItem[] | null;
+  readonly observations?: ScopeObservations;
+}
+
+/** Where the consumer console's evidence comes from stands in one of these. */
+export const CONSUMER_SOURCE_STATES = ['available', 'unavailable', 'unknown'] as const;
+export type ConsumerSourceState = (typeof CONSUMER_SOURCE_STATES)[number];
+
+/** The consumer console's own series: the state of its source and the age of its projection. */
+export interface ConsumerObservations {
+  /** The scope the consumer reads, when it knows it; `null` leaves the `server` label off. */
+  readonly server: string | null;
+  readonly sourceState: ConsumerSourceState;
+  /** Seconds since the consumer assembled its current projection; `null` without one. */
+  readonly projectionAgeSeconds: number | null;
+}
+
+export interface RenderExtras {
+  readonly consumer?: ConsumerObservations;
+}
+
+type Labels = Readonly<Record<string, string>>;
+interface Sample {
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/** One scope as the families read it: its server and the collections the wire rules let it know. */
+interface ScopeView {
+  readonly server: string;
+  readonly scope: MetricScope;
+  readonly details: Details['archive_cloud'] | null;
+  readonly backups: readonly BackupItem[] | null;
+  readonly walGaps: readonly WalGapItem[] | null;
+  readonly recoveryPaths: readonly RecoveryPathItem[] | null;
+}
+
+interface Family {
+  readonly name: string;
+  readonly help: string;
+  /** The labels beside `server`, in the order they are printed and sorted by. */
+  readonly labels: readonly string[];
+  readonly samples: (v: ScopeView) => readonly (readonly [values: readonly string[], value: number])[];
+}
+
+const one = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? [] : [[[], value] as const]);
+const bool = (b: boolean) => (b ? 1 : 0);
+
+/** A one-hot family: a series for each value of a closed set, 1 for the current one. */
+const oneHot = <T extends string>(values: readonly T[], current: T, prefix: readonly string[] = []) =>
+  values.map((v) => [[...prefix, v], bool(v === current)] as const);
+
+/**
+ * A wire timestamp as Unix seconds with all its fractional digits (up to nine; a Date would keep
+ * only milliseconds). `null` for a text that is no wire timestamp: unknown, not a crash.
+ */
+function instant(ts: string | null | undefined): { readonly seconds: number; readonly nanos: number } | null {
+  if (ts === null || ts === undefined) return null;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(ts);
+  const ms = m?.[1] === undefined ? Number.NaN : Date.parse(`${m[1]}Z`);
+  if (!Number.isFinite(ms)) return null;
+  return { seconds: ms / 1000, nanos: Number((m?.[2] ?? '').padEnd(9, '0')) };
+}
+
+function unixSeconds(ts: string | null | undefined): number | null {
+  const i = instant(ts);
+  if (i === null) return null;
+  // Parsed from the decimal text so a value prints as the wire wrote it, not as a float sum does.
+  return i.seconds >= 0 ? Number(`${i.seconds}.${String(i.nanos).padStart(9, '0')}`) : i.seconds + i.nanos / 1e9;
+}
+
+function secondsBetween(from: string | null, to: string | null): number | null {
+  const a = instant(from);
+  const b = instant(to);
+  // In whole nanoseconds first: a difference of two floats would print as 1.0000001.
+  return a === null || b === null ? null : ((b.seconds - a.seconds) * 1e9 + (b.nanos - a.nanos)) / 1e9;
+}
+
+const countBy = <T, K extends string>(items: readonly T[], keys: readonly K[], key: (item: T) => K, weight: (item: T) => number = () => 1) =>
+  keys.map((k) => [[k], items.reduce((n, item) => n + (key(item) === k ? weight(item) : 0), 0)] as const);
+
+/** The recovery paths to the newest target timeline: the coverage a recovery of today would use. */
+function newestTimelinePaths(paths: readonly RecoveryPathItem[]): readonly RecoveryPathItem[] {
+  const newest = paths.reduce((n, p) => Math.max(n, p.target_timeline), 0);
+  return paths.filter((p) => p.target_timeline === newest);
+}
+
+const FAMILIES: readonly Family[] = [
+  {
+    name: 'viewer_scan_success',
+    help: '1 when the last scan attempt finished without a failure, 0 when it failed; absent before the first attempt.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => (s.last_attempt_at === null ? [] : one(bool(s.inventory.last_failure_category === null))),
+  },
+  {
+    name: 'viewer_scan_duration_seconds',
+    help: 'How long the scan of the published evidence generation took (completed_at minus started_at).',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(secondsBetween(s.started_at, s.completed_at)),
+  },
+  {
+    name: 'viewer_scan_attempt_duration_seconds',
+    help: 'How long the last scan attempt took, successful or not, as the scanning process measured it.',
+    labels: [],
+    samples: ({ scope }) => one(scope.observations?.scanDurationSeconds),
+  },
+  {
+    name: 'viewer_state',
+    help: 'The state of the scope evidence: 1 for the current state, 0 for the others.',
+    labels: ['state'],
+    samples: ({ scope: { snapshot: s } }) => oneHot(STATES, s.state),
+  },
+  {
+    name: 'viewer_stale',
+    help: '1 when the published evidence is stale (a refresh failed or is overdue), else 0.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(bool(s.stale)),
+  },
+  {
+    name: 'viewer_publication_revision',
+    help: 'The revision of the publication; it advances with every published change.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(s.revision),
+  },
+  {
+    name: 'viewer_evidence_generation',
+    help: 'The generation of the published evidence: the number of complete scans; 0 before the first.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(s.evidence_generation),
+  },
+  {
+    name: 'viewer_objects',
+    help: 'Objects in the scope, counted exactly; absent while the inventory is not known.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(s.inventory.object_count),
+  },
+  {
+    name: 'viewer_stored_bytes',
+    help: 'Bytes stored in the scope, counted exactly; absent while the inventory is not known.',
+    labels: [],
+    samples: ({ scope: { snapshot: s } }) => one(s.inventory.stored_bytes),
+  },
+  {
+    name: 'viewer_backups',
+    help: 'Backups by state.',
+    labels: ['state'],
+    samples: ({ backups }) => (backups === null ? [] : countBy(backups, STATES, (b) => b.state)),
+  },
+  {
+    name: 'viewer_structurally_usable_backups',
+    help: 'Backups proven structurally usable.',
+    labels: [],
+    samples: ({ details }) => one(details?.structurally_usable_backups),
+  },
+  {
+    name: 'viewer_newest_backup_end_timestamp_seconds',
+    help: 'When the newest completed backup ended (Unix seconds); absent without a completed backup.',
+    labels: [],
+    samples: ({ backups }) => {
+      // Barman's `DONE` is the wire's one completed status (contract/collections.ts).
+      const ends = (backups ?? []).flatMap((b) => {
+        const at = b.status === 'DONE' ? unixSeconds(b.end_at) : null;
+        return at === null ? [] : [at];
+      });
+      return ends.length === 0 ? [] : one(ends.reduce((a, b) => Math.max(a, b)));
+    },
+  },
+  {
+    name: 'viewer_wal_gaps',
+    help: 'Gaps in the archived WAL by status.',
+    labels: ['status'],
+    samples: ({ walGaps }) => (walGaps === null ? [] : countBy(walGaps, GAP_STATUSES, (g) => g.status)),
+  },
+  {
+    name: 'viewer_wal_missing_segments',
+    help: 'WAL segments missing inside the gaps, by gap status.',
+    labels: ['status'],
+    samples: ({ walGaps }) => (walGaps === null ? [] : countBy(walGaps, GAP_STATUSES, (g) => g.status, (g) => g.segment_count)),
+  },
+  {
+    name: 'viewer_newest_wal_receipt_timestamp_seconds',
+    help: 'When the store received the newest archived WAL (Unix seconds, provider receipt time, not transaction time).',
+    labels: [],
+    samples: ({ details }) => one(unixSeconds(details?.latest_archive_receipt_at)),
+  },
+  {
+    name: 'viewer_store_time_at_scan_timestamp_seconds',
+    help: 'The store clock when the scan read it (Unix seconds).',
+    labels: [],
+    samples: ({ scope }) => {
+      const t = scope.observations?.storeTimeAtScan;
+      return one(t === null || t === undefined ? null : t.getTime() / 1000);
+    },
+  },
+  {
+    name: 'viewer_archive_lag_seconds',
+    help: 'How far the newest archived WAL lags behind the store clock at the scan.',
+    labels: [],
+    samples: ({ scope }) => one(scope.observations?.archiveLagSeconds),
+  },
+  {
+    name: 'viewer_recovery_coverage_timestamp_seconds',
+    help: 'Observed recovery coverage from a backup on the newest target timeline reaches WAL the store received at this time (Unix seconds; provider receipt time, not transaction time).',
+    labels: ['backup_id', 'timeline'],
+    samples: ({ recoveryPaths }) =>
+      newestTimelinePaths(recoveryPaths ?? []).flatMap((p) => {
+        const at = unixSeconds(p.frontier_receipt_at);
+        return at === null ? [] : [[[p.backup_id, String(p.target_timeline)], at] as const];
+      }),
+  },
+  {
+    name: 'viewer_recovery_path_state',
+    help: 'The state of the observed recovery coverage from each backup on the newest target timeline: 1 for the current state.',
+    labels: ['backup_id', 'timeline', 'state'],
+    samples: ({ recoveryPaths }) => newestTimelinePaths(recoveryPaths ?? []).flatMap((p) => oneHot(STATES, p.state, [p.backup_id, String(p.target_timeline)])),
+  },
+  {
+    name: 'viewer_recovery_path_stop',
+    help: 'What ends the observed recovery coverage from each backup on the newest target timeline: 1 for the current stop.',
+    labels: ['backup_id', 'timeline', 'stop'],
+    samples: ({ recoveryPaths }) => newestTimelinePaths(recoveryPaths ?? []).flatMap((p) => oneHot(RECOVERY_STOPS, p.stop, [p.backup_id, String(p.target_timeline)])),
+  },
+];
+
+const CONSUMER_FAMILIES = {
+  state: { name: 'viewer_consumer_source_state', help: 'The state of the consumer source: 1 for the current state, 0 for the others.' },
+  age: { name: 'viewer_consumer_projection_age_seconds', help: 'Seconds since the consumer assembled its current projection.' },
+} as const;
+
+/** Byte order of label values, so the text does not depend on a locale. */
+function compareValues(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? '';
+    const y = b[i] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+function viewOf(scope: MetricScope): ScopeView {
+  const s = scope.snapshot;
+  // Generation 0 has no complete evidence: whatever arrays a caller holds then are not known ones.
+  const known = <T>(items: readonly T[] | null) => (s.evidence_generation === 0 ? null : items);
+  return {
+    server: s.identity.repository.scope.name,
+    scope,
+    details: s.details?.archive_cloud ?? null,
+    backups: known(scope.backups),
+    walGaps: known(scope.walGaps),
+    recoveryPaths: known(scope.recoveryPaths),
+  };
+}
+
+function gauge(registry: Registry<OpenMetricsContentType>, name: string, help: string, labelNames: readonly string[], samples: readonly Sample[]): void {
+  if (samples.length === 0) return; // an unknown family is left out, never printed empty or as 0
+  const g = new Gauge({ name, help, labelNames, registers: [registry] });
+  for (const { labels, value } of samples) g.set(labels, value);
+}
+
+/**
+ * The OpenMetrics text of the scopes' published evidence, plus the consumer's own series when
+ * given. Scopes must name distinct servers.
+ */
+export async function renderOpenMetrics(scopes: readonly MetricScope[], extra: RenderExtras = {}): Promise<string> {
+  const views = scopes.map(viewOf).sort((a, b) => compareValues([a.server], [b.server]));
+  for (let i = 1; i < views.length; i++) {
+    if (views[i]?.server === views[i - 1]?.server) throw new Error(`two metric scopes name the server ${views[i]?.server ?? ''}`);
+  }
+  const registry = new Registry<OpenMetricsContentType>();
+  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  for (const f of FAMILIES) {
+    const samples = views.flatMap((v) =>
+      [...f.samples(v)]
+        .sort((a, b) => compareValues(a[0], b[0]))
+        .map(([values, value]) => ({ labels: Object.fromEntries([['server', v.server], ...f.labels.map((l, i) => [l, values[i] ?? ''])]) as Labels, value })),
+    );
+    gauge(registry, f.name, f.help, ['server', ...f.labels], samples);
+  }
+  const c = extra.consumer;
+  if (c !== undefined) {
+    const server: Labels = c.server === null ? {} : { server: c.server };
+    const states = [...CONSUMER_SOURCE_STATES].sort().map((state) => ({ labels: { ...server, state }, value: bool(state === c.sourceState) }));
+    gauge(registry, CONSUMER_FAMILIES.state.name, CONSUMER_FAMILIES.state.help, ['server', 'state'], states);
+    const age = c.projectionAgeSeconds;
+    gauge(registry, CONSUMER_FAMILIES.age.name, CONSUMER_FAMILIES.age.help, ['server'], age === null || !Number.isFinite(age) ? [] : [{ labels: server, value: age }]);
+  }
+  const text = await registry.metrics();
+  // prom-client joins the families and appends `\n# EOF\n`: with none, that is a blank first line,
+  // which OpenMetrics does not allow.
+  return text === '\n# EOF\n' ? '# EOF\n' : text;
+}
