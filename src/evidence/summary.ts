@@ -16,7 +16,7 @@ export interface Expectations {
   readonly minimumRedundancy: number | null;
 }
 
-const MESSAGES: Record<string, string> = {
+export const MESSAGES: Record<string, string> = {
   'wal-segment-size-unknown': 'No backup declares the WAL segment size, so continuity cannot be judged.',
   'wal-segment-size-conflict': 'Backups declare different WAL segment sizes or numbering.',
   'multiple-system-ids': 'Backups of more than one database system share this server prefix.',

@@ -17,7 +17,7 @@ import { classifyKey } from './classify.ts';
 
 export type KeepTarget = 'full' | 'standalone' | 'unrecognized' | null;
 
-const REASONS = {
+export const REASONS = {
   'backup-info-missing': 'No backup.info: the backup is in progress or was abandoned.',
   'backup-info-malformed': 'backup.info could not be parsed.',
   'backup-info-too-large': 'backup.info is larger than any Barman writes.',

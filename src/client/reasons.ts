@@ -1,0 +1,140 @@
+/**
+ * The consumer's knowledge of v1alpha1 reason codes, and how it explains a `reason` it is handed.
+ * Owns `RECOGNIZED_REASON_CODES` (every code the v1alpha1 producer emits anywhere on the wire: the
+ * snapshot's top-level reason, capability reasons, `details.archive_cloud`'s wal, timeline,
+ * coverage and retention reasons, backup item reasons and recovery-path item reasons) and
+ * `explainReason`.
+ *
+ * The set is open on the wire (spec, Reason; Versioning rule 5): a producer may send a code this
+ * client has never heard of, and that code never changes the supplied state. So this module only
+ * explains; it never takes, returns or alters a state. A recognized code's explanation is the
+ * producer's message as supplied: the wire schema bounds it (printable ASCII, at most 256 bytes)
+ * and the producer wrote it for exactly that code. An unrecognized code gets one fixed generic
+ * sentence instead of its message: this client cannot vouch for what an unknown code means, and
+ * rendering the message would present the producer's words as if the client understood them
+ * (the spec: "renders a generic explanation instead of guessing").
+ *
+ * The list is written out rather than imported from the producer: the client layer may depend
+ * only on the contract, and a client's vocabulary is that of the version it speaks, not whatever
+ * the producer it was built beside happens to emit. reasons.test.ts keeps the two in step.
+ */
+
+/** Every reason code the v1alpha1 producer can emit, sorted by code unit, each once. */
+export const RECOGNIZED_REASON_CODES = [
+  'archive-chunk-missing',
+  'archive-too-small',
+  'backup-failed',
+  'backup-info-inconsistent',
+  'backup-info-invalid',
+  'backup-info-malformed',
+  'backup-info-missing',
+  'backup-info-not-utf8',
+  'backup-info-too-large',
+  'backup-not-completed',
+  'backup-not-usable',
+  'backup-status-unknown',
+  'backup-type-unknown',
+  'backup-type-unsupported',
+  'backup-usability-unknown',
+  'backup-warning',
+  'backups-usable',
+  'capability-not-judged',
+  'catalog-complete',
+  'catalog-incomplete',
+  'completed-backup-not-usable',
+  'completed-backup-unhealthy',
+  'completed-backup-unknown',
+  'completed-backup-warning',
+  'consistency-not-reached',
+  'coverage-candidate-limited',
+  'coverage-gap-limited',
+  'coverage-to-frontier',
+  'coverage-to-frontier-backup-warning',
+  'coverage-unknown-limited',
+  'data-archive-missing',
+  'diagnostics-truncated',
+  'evidence-healthy',
+  'evidence-stale',
+  'inventory-exact',
+  'keep-annotation-unrecognized',
+  'latest-backup-not-usable',
+  'latest-timeline-not-covered',
+  'minimum-redundancy-not-met',
+  'multiple-system-ids',
+  'no-completed-scan',
+  'no-expectation-configured',
+  'no-usable-backup',
+  'not-in-format',
+  'older-backup-not-usable',
+  'ranges-truncated',
+  'recovery-window-not-covered',
+  'redundancy-policy-not-met',
+  'refresh-authentication',
+  'refresh-authorization',
+  'refresh-canceled',
+  'refresh-incompatible-format',
+  'refresh-invalid-configuration',
+  'refresh-invalid-publication',
+  'refresh-not-found',
+  'refresh-safety-limit',
+  'refresh-throttled',
+  'refresh-timeout',
+  'refresh-unavailable',
+  'required-wal-candidate-gap',
+  'required-wal-missing',
+  'required-wal-not-yet-archived',
+  'retention-met',
+  'retention-policy-unrecognized',
+  'scope-empty',
+  'segment-size-conflict',
+  'snapshot-not-verifiable',
+  'standalone-retention-limited',
+  'structurally-usable',
+  'tablespace-archive-missing',
+  'timeline-history-invalid',
+  'timeline-history-missing',
+  'timelines-consistent',
+  'unexpected-archive',
+  'unrecognized-objects',
+  'wal-archive-empty',
+  'wal-continuous',
+  'wal-continuous-except-retention',
+  'wal-frontier-regressed',
+  'wal-gap-candidate',
+  'wal-gap-confirmed',
+  'wal-gap-vanished',
+  'wal-geometry-unknown',
+  'wal-segment-size-conflict',
+  'wal-segment-size-invalid',
+  'wal-segment-size-unknown',
+  'wal-unknown-objects',
+] as const;
+
+export type RecognizedReasonCode = (typeof RECOGNIZED_REASON_CODES)[number];
+
+/** What the client shows for a code it does not recognize; the state beside it stands as given. */
+export const GENERIC_REASON_EXPLANATION = 'The producer gave a reason this client does not recognize; its state stands as given.';
+
+const RECOGNIZED: ReadonlySet<string> = new Set<string>(RECOGNIZED_REASON_CODES);
+
+/** Whether `code` is one this client knows. Exact match only: codes are identifiers, not text to normalise. */
+export function isRecognizedReasonCode(code: string): code is RecognizedReasonCode {
+  return RECOGNIZED.has(code);
+}
+
+/** A reason as the client renders it; `code` is the supplied one, for branching and for logs. */
+export interface ReasonExplanation {
+  readonly code: string;
+  readonly recognized: boolean;
+  readonly explanation: string;
+}
+
+/**
+ * The explanation to render for a wire `reason`. Branches on the code alone (spec: clients branch
+ * on typed codes, never on messages); the message is only ever passed through, for known codes.
+ */
+export function explainReason(reason: { readonly code: string; readonly message: string }): ReasonExplanation {
+  return isRecognizedReasonCode(reason.code)
+    ? { code: reason.code, recognized: true, explanation: reason.message }
+    : { code: reason.code, recognized: false, explanation: GENERIC_REASON_EXPLANATION };
+}
