@@ -1,0 +1,328 @@
+/**
+ * The OpenMetrics text of the embedded demo's published evidence (test/fixtures/demo-scan.json,
+ * the golden `viewer scan` document): every value is compared with what the wire items say,
+ * counted here from the fixture; unknown inputs give absent series, never 0; the same input gives
+ * the same bytes; no object key or destination text leaks into the text.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { demoObjects } from '../../test/support/demo-objects.ts';
+import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
+import { STATES } from '../contract/primitives.ts';
+import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { wireViolations } from '../contract/validate.ts';
+import { DEMO_BUCKET, DEMO_PREFIX } from '../format/barman-cloud/demo-repository.ts';
+import { CONSUMER_SOURCE_STATES, OPENMETRICS_CONTENT_TYPE, renderOpenMetrics, type MetricScope } from './openmetrics.ts';
+
+interface DemoDocument {
+  snapshot: RepositoryEvidenceSnapshot;
+  backups: BackupItem[];
+  wal_ranges: WalRangeItem[];
+  wal_gaps: WalGapItem[];
+  recovery_paths: RecoveryPathItem[];
+}
+
+const FIXTURE = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'demo-scan.json');
+const demo = JSON.parse(readFileSync(FIXTURE, 'utf8')) as DemoDocument;
+
+const page = (kind: string, items: readonly unknown[]) => ({ api_version: demo.snapshot.api_version, kind, revision: demo.snapshot.revision, evidence_generation: demo.snapshot.evidence_generation, total_items: items.length, items, next_cursor: null });
+
+function demoScope(over: Partial<MetricScope> = {}): MetricScope {
+  return { snapshot: demo.snapshot, backups: demo.backups, walRanges: demo.wal_ranges, walGaps: demo.wal_gaps, recoveryPaths: demo.recovery_paths, ...over };
+}
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  readonly value: number;
+}
+
+/** The samples of the text (label values here never hold quotes or backslashes). */
+function samples(text: string): Sample[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((line) => {
+      const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+      assert.ok(m?.[1] !== undefined && m[3] !== undefined, `not a sample line: ${line}`);
+      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map((l) => [l[1] ?? '', l[2] ?? '']));
+      return { name: m[1], labels, value: Number(m[3]) };
+    });
+}
+
+/** The value of the one sample of `name` with exactly these labels besides server; fails when absent or doubled. */
+function value(all: readonly Sample[], name: string, labels: Record<string, string> = {}, server = 'pg-main'): number {
+  const want = { server, ...labels };
+  const hits = all.filter((s) => s.name === name && JSON.stringify(Object.entries(s.labels).sort()) === JSON.stringify(Object.entries(want).sort()));
+  assert.equal(hits.length, 1, `${name}${JSON.stringify(want)}: ${hits.length} samples`);
+  return hits[0]?.value ?? Number.NaN;
+}
+
+const names = (all: readonly Sample[]) => new Set(all.map((s) => s.name));
+const seconds = (ts: string) => Date.parse(ts) / 1000;
+
+describe('renderOpenMetrics on the demo', () => {
+  it('reads a valid fixture', () => {
+    assert.deepEqual(wireViolations('RepositoryEvidenceSnapshot', demo.snapshot), []);
+    assert.deepEqual(wireViolations('ArchiveBackupPage', page('ArchiveBackupPage', demo.backups)), []);
+    assert.deepEqual(wireViolations('ArchiveWALRangePage', page('ArchiveWALRangePage', demo.wal_ranges)), []);
+    assert.deepEqual(wireViolations('ArchiveWALGapPage', page('ArchiveWALGapPage', demo.wal_gaps)), []);
+    assert.deepEqual(wireViolations('ArchiveRecoveryPathPage', page('ArchiveRecoveryPathPage', demo.recovery_paths)), []);
+  });
+
+  it('derives every series from the snapshot and the items', async () => {
+    const text = await renderOpenMetrics([demoScope()]);
+    assert.ok(text.endsWith('\n# EOF\n'));
+    const all = samples(text);
+    const s = demo.snapshot;
+    const ac = s.details.archive_cloud;
+
+    assert.equal(value(all, 'viewer_scan_success'), 1);
+    assert.equal(value(all, 'viewer_scan_duration_seconds'), seconds(s.completed_at ?? '') - seconds(s.started_at ?? ''));
+    for (const state of STATES) assert.equal(value(all, 'viewer_state', { state }), state === s.state ? 1 : 0);
+    assert.equal(value(all, 'viewer_stale'), 0);
+    assert.equal(value(all, 'viewer_publication_revision'), s.revision);
+    assert.equal(value(all, 'viewer_evidence_generation'), s.evidence_generation);
+    assert.equal(value(all, 'viewer_objects'), s.inventory.object_count);
+    assert.equal(value(all, 'viewer_stored_bytes'), s.inventory.stored_bytes);
+
+    for (const state of STATES) {
+      const n = demo.backups.filter((b) => b.state === state).length;
+      assert.equal(value(all, 'viewer_backups', { state }), n);
+      assert.equal(n, ac.backup_states?.[state], 'the items and the snapshot agree');
+    }
+    assert.equal(value(all, 'viewer_structurally_usable_backups'), ac.structurally_usable_backups);
+    const doneEnds = demo.backups.filter((b) => b.status === 'DONE' && b.end_at !== null).map((b) => seconds(b.end_at ?? ''));
+    assert.ok(doneEnds.length > 0 && demo.backups.some((b) => b.status !== 'DONE'));
+    assert.equal(value(all, 'viewer_newest_backup_end_timestamp_seconds'), Math.max(...doneEnds));
+
+    for (const status of ['candidate', 'confirmed'] as const) {
+      const gaps = demo.wal_gaps.filter((g) => g.status === status);
+      assert.equal(value(all, 'viewer_wal_gaps', { status }), gaps.length);
+      assert.equal(value(all, 'viewer_wal_missing_segments', { status }), gaps.reduce((n, g) => n + g.segment_count, 0));
+    }
+    assert.equal(value(all, 'viewer_newest_wal_receipt_timestamp_seconds'), seconds(ac.latest_archive_receipt_at ?? ''));
+
+    // Recovery paths: only those to the newest target timeline; the demo has paths to an older one too.
+    const newest = Math.max(...demo.recovery_paths.map((p) => p.target_timeline));
+    const current = demo.recovery_paths.filter((p) => p.target_timeline === newest);
+    assert.ok(current.length > 0 && current.length < demo.recovery_paths.length);
+    for (const p of current) {
+      const labels = { backup_id: p.backup_id, timeline: String(newest) };
+      assert.equal(value(all, 'viewer_recovery_coverage_timestamp_seconds', labels), seconds(p.frontier_receipt_at ?? ''));
+      for (const state of STATES) assert.equal(value(all, 'viewer_recovery_path_state', { ...labels, state }), state === p.state ? 1 : 0);
+      for (const stop of ['frontier', 'candidate-limited', 'gap-limited', 'unknown-limited']) assert.equal(value(all, 'viewer_recovery_path_stop', { ...labels, stop }), stop === p.stop ? 1 : 0);
+    }
+    const recovery = all.filter((x) => x.name.startsWith('viewer_recovery_'));
+    assert.equal(recovery.length, current.length * (1 + STATES.length + 4));
+    assert.ok(recovery.every((x) => x.labels['timeline'] === String(newest)));
+
+    // Observations were not given: their series are absent, never 0.
+    for (const n of ['viewer_store_time_at_scan_timestamp_seconds', 'viewer_archive_lag_seconds', 'viewer_scan_attempt_duration_seconds', 'viewer_consumer_source_state', 'viewer_consumer_projection_age_seconds']) {
+      assert.ok(!text.includes(n), `${n} is absent`);
+    }
+  });
+
+  it('labels every series with the server and nothing but the allowed labels', async () => {
+    const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2 } })]));
+    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop']);
+    for (const x of all) {
+      assert.equal(x.labels['server'], demo.snapshot.identity.repository.scope.name, x.name);
+      for (const l of Object.keys(x.labels)) assert.ok(allowed.has(l), `${x.name} has label ${l}`);
+      assert.match(x.name, /^viewer_[a-z_]+$/);
+    }
+  });
+
+  it('prints no object key, file name, destination or fingerprint', async () => {
+    const text = await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2 } })]);
+    const objects = await demoObjects();
+    assert.ok(objects.length > 0);
+    for (const o of objects) {
+      assert.ok(!text.includes(o.key), o.key);
+      const file = o.key.split('/').at(-1) ?? '';
+      assert.ok(!text.includes(file), file);
+    }
+    for (const leak of [DEMO_BUCKET, `${DEMO_PREFIX}/`, DEMO_PREFIX, 's3://', demo.snapshot.identity.repository.destination_fingerprint, 'sha256:', demo.snapshot.identity.cluster.uid]) {
+      assert.ok(!text.includes(leak), leak);
+    }
+  });
+
+  it('gives the same bytes for the same evidence, whatever the order of scopes and items', async () => {
+    const other: MetricScope = demoScope({
+      snapshot: { ...demo.snapshot, identity: { ...demo.snapshot.identity, repository: { ...demo.snapshot.identity.repository, scope: { kind: 'archive-server', name: 'pg-aaa' } } } },
+      backups: demo.backups.toReversed(),
+      walGaps: demo.wal_gaps.toReversed(),
+      recoveryPaths: demo.recovery_paths.toReversed(),
+    });
+    const a = await renderOpenMetrics([demoScope(), other]);
+    const b = await renderOpenMetrics([other, demoScope()]);
+    assert.equal(a, b);
+    assert.equal(a, await renderOpenMetrics([demoScope(), other]));
+    // Scopes in server order within every family, and both scopes' values alike.
+    const all = samples(a);
+    const order = all.filter((x) => x.name === 'viewer_objects').map((x) => x.labels['server']);
+    assert.deepEqual(order, ['pg-aaa', 'pg-main']);
+    for (const x of all.filter((y) => y.labels['server'] === 'pg-main')) assert.equal(value(all, x.name, { ...x.labels }, 'pg-aaa'), x.value);
+    await assert.rejects(renderOpenMetrics([demoScope(), demoScope()]), /two metric scopes name the server pg-main/);
+  });
+
+  it('names the OpenMetrics content type and prints an empty exposition as only # EOF', async () => {
+    assert.equal(OPENMETRICS_CONTENT_TYPE, 'application/openmetrics-text; version=1.0.0; charset=utf-8');
+    assert.equal(await renderOpenMetrics([]), '# EOF\n');
+  });
+});
+
+describe('renderOpenMetrics on unknown evidence', () => {
+  const COLLECTION_SERIES = [
+    'viewer_backups',
+    'viewer_newest_backup_end_timestamp_seconds',
+    'viewer_wal_gaps',
+    'viewer_wal_missing_segments',
+    'viewer_recovery_coverage_timestamp_seconds',
+    'viewer_recovery_path_state',
+    'viewer_recovery_path_stop',
+  ];
+
+  it('leaves out the series of a collection the caller does not know, and only those', async () => {
+    const all = samples(await renderOpenMetrics([demoScope({ backups: null, walGaps: null, recoveryPaths: null, walRanges: null })]));
+    for (const n of COLLECTION_SERIES) assert.ok(!names(all).has(n), n);
+    // What the snapshot itself says stays.
+    assert.equal(value(all, 'viewer_structurally_usable_backups'), demo.snapshot.details.archive_cloud.structurally_usable_backups);
+    assert.equal(value(all, 'viewer_objects'), demo.snapshot.inventory.object_count);
+
+    const noBackups = samples(await renderOpenMetrics([demoScope({ backups: null })]));
+    assert.ok(!names(noBackups).has('viewer_backups') && !names(noBackups).has('viewer_newest_backup_end_timestamp_seconds'));
+    assert.ok(names(noBackups).has('viewer_wal_gaps') && names(noBackups).has('viewer_recovery_path_state'));
+  });
+
+  it('prints all four backup states and both gap statuses as 0 when the collections are known and empty', async () => {
+    const all = samples(await renderOpenMetrics([demoScope({ backups: [], walGaps: [], recoveryPaths: [] })]));
+    for (const state of STATES) assert.equal(value(all, 'viewer_backups', { state }), 0);
+    for (const status of ['candidate', 'confirmed']) {
+      assert.equal(value(all, 'viewer_wal_gaps', { status }), 0);
+      assert.equal(value(all, 'viewer_wal_missing_segments', { status }), 0);
+    }
+    // No completed backup and no path: nothing to report, not a time of 0.
+    for (const n of ['viewer_newest_backup_end_timestamp_seconds', 'viewer_recovery_coverage_timestamp_seconds', 'viewer_recovery_path_state']) assert.ok(!names(all).has(n), n);
+  });
+
+  it('leaves out what the details payload says when the caller does not know the payload', async () => {
+    const envelope: Omit<RepositoryEvidenceSnapshot, 'details'> = Object.fromEntries(Object.entries(demo.snapshot).filter(([k]) => k !== 'details')) as Omit<RepositoryEvidenceSnapshot, 'details'>;
+    assert.ok(!('details' in envelope));
+    const all = samples(await renderOpenMetrics([demoScope({ snapshot: envelope })]));
+    assert.ok(!names(all).has('viewer_structurally_usable_backups'));
+    assert.ok(!names(all).has('viewer_newest_wal_receipt_timestamp_seconds'));
+    assert.equal(value(all, 'viewer_backups', { state: 'healthy' }), demo.backups.filter((b) => b.state === 'healthy').length);
+  });
+
+  it('leaves out a null count or timestamp and a path without a frontier receipt', async () => {
+    const s = demo.snapshot;
+    const newest = Math.max(...demo.recovery_paths.map((p) => p.target_timeline));
+    const paths = demo.recovery_paths.map((p) => (p.target_timeline === newest && p.stop === 'frontier' ? { ...p, frontier_receipt_at: null } : p));
+    const all = samples(
+      await renderOpenMetrics([
+        demoScope({
+          snapshot: { ...s, details: { ...s.details, archive_cloud: { ...s.details.archive_cloud, latest_archive_receipt_at: null, structurally_usable_backups: null } } },
+          recoveryPaths: paths,
+        }),
+      ]),
+    );
+    assert.ok(!names(all).has('viewer_newest_wal_receipt_timestamp_seconds'));
+    assert.ok(!names(all).has('viewer_structurally_usable_backups'));
+    const blank = paths.find((p) => p.target_timeline === newest && p.frontier_receipt_at === null);
+    assert.ok(blank !== undefined);
+    assert.ok(!all.some((x) => x.name === 'viewer_recovery_coverage_timestamp_seconds' && x.labels['backup_id'] === blank.backup_id));
+    assert.equal(value(all, 'viewer_recovery_path_state', { backup_id: blank.backup_id, timeline: String(newest), state: blank.state }), 1);
+  });
+
+  it('knows nothing of a generation 0 but its state, revision and the failed attempt', async () => {
+    const s = demo.snapshot;
+    const gen0: RepositoryEvidenceSnapshot = {
+      ...s,
+      evidence_generation: 0,
+      started_at: null,
+      completed_at: null,
+      completeness: 'incomplete',
+      stale: true,
+      state: 'unknown',
+      inventory: { ...s.inventory, known: false, object_count: null, stored_bytes: null, unscoped_object_count: null, last_failure_category: 'timeout' },
+      details: {
+        ...s.details,
+        archive_cloud: {
+          ...s.details.archive_cloud,
+          backup_items: null,
+          wal_range_items: null,
+          wal_gap_items: null,
+          recovery_path_items: null,
+          structurally_usable_backups: null,
+          backup_states: null,
+          wal_counts: null,
+          latest_archive_receipt_at: null,
+        },
+      },
+    };
+    // The arrays a publisher keeps at generation 0 are empty, which must not read as "no backups".
+    const all = samples(await renderOpenMetrics([{ snapshot: gen0, backups: [], walRanges: [], walGaps: [], recoveryPaths: [] }]));
+    for (const n of [...COLLECTION_SERIES, 'viewer_objects', 'viewer_stored_bytes', 'viewer_scan_duration_seconds', 'viewer_structurally_usable_backups', 'viewer_newest_wal_receipt_timestamp_seconds']) {
+      assert.ok(!names(all).has(n), n);
+    }
+    assert.equal(value(all, 'viewer_scan_success'), 0);
+    assert.equal(value(all, 'viewer_state', { state: 'unknown' }), 1);
+    assert.equal(value(all, 'viewer_stale'), 1);
+    assert.equal(value(all, 'viewer_evidence_generation'), 0);
+
+    const never = samples(await renderOpenMetrics([{ snapshot: { ...gen0, last_attempt_at: null, inventory: { ...gen0.inventory, last_failure_category: null } }, backups: null, walRanges: null, walGaps: null, recoveryPaths: null }]));
+    assert.ok(!names(never).has('viewer_scan_success'), 'no attempt yet: neither success nor failure');
+  });
+
+  it('prints the observations exactly when given, and leaves out the null ones', async () => {
+    const at = new Date('2026-11-20T06:00:02.250Z');
+    const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: at, archiveLagSeconds: 2762.5, scanDurationSeconds: 0.75 } })]));
+    assert.equal(value(all, 'viewer_store_time_at_scan_timestamp_seconds'), at.getTime() / 1000);
+    assert.equal(value(all, 'viewer_archive_lag_seconds'), 2762.5);
+    assert.equal(value(all, 'viewer_scan_attempt_duration_seconds'), 0.75);
+    const none = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: null, archiveLagSeconds: null } })]));
+    for (const n of ['viewer_store_time_at_scan_timestamp_seconds', 'viewer_archive_lag_seconds', 'viewer_scan_attempt_duration_seconds']) assert.ok(!names(none).has(n), n);
+  });
+
+  it('keeps every fractional digit of a wire timestamp', async () => {
+    const s = demo.snapshot;
+    const text = await renderOpenMetrics([
+      demoScope({
+        snapshot: { ...s, started_at: '2026-11-20T06:00:00.100000001Z', completed_at: '2026-11-20T06:00:01.3Z', details: { ...s.details, archive_cloud: { ...s.details.archive_cloud, latest_archive_receipt_at: '2026-11-20T05:16:00.123456789Z' } } },
+      }),
+    ]);
+    const receipt = value(samples(text), 'viewer_newest_wal_receipt_timestamp_seconds');
+    assert.equal(receipt, Number('1795151760.123456789'));
+    assert.notEqual(receipt, Date.parse('2026-11-20T05:16:00.123456789Z') / 1000, 'more than a Date keeps');
+    assert.match(text, /^viewer_scan_duration_seconds\{server="pg-main"\} 1\.199999999$/m);
+  });
+});
+
+describe('the consumer series', () => {
+  it('are one-hot over the source states, with the projection age when there is one', async () => {
+    for (const sourceState of CONSUMER_SOURCE_STATES) {
+      const all = samples(await renderOpenMetrics([demoScope()], { consumer: { server: 'pg-main', sourceState, projectionAgeSeconds: 12.5 } }));
+      for (const state of CONSUMER_SOURCE_STATES) assert.equal(value(all, 'viewer_consumer_source_state', { state }), state === sourceState ? 1 : 0);
+      assert.equal(value(all, 'viewer_consumer_projection_age_seconds'), 12.5);
+    }
+  });
+
+  it('leave out the age without a projection and the server label when the consumer knows no server', async () => {
+    const text = await renderOpenMetrics([], { consumer: { server: null, sourceState: 'unavailable', projectionAgeSeconds: null } });
+    assert.equal(
+      text,
+      [
+        '# HELP viewer_consumer_source_state The state of the consumer source: 1 for the current state, 0 for the others.',
+        '# TYPE viewer_consumer_source_state gauge',
+        'viewer_consumer_source_state{state="available"} 0',
+        'viewer_consumer_source_state{state="unavailable"} 1',
+        'viewer_consumer_source_state{state="unknown"} 0',
+        '# EOF',
+        '',
+      ].join('\n'),
+    );
+  });
+});
