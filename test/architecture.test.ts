@@ -17,8 +17,8 @@ const LAYERS: Record<string, number> = {
   common: 1,
   postgres: 2,
   store: 2,
-  client: 2,
   metrics: 2,
+  client: 3,
   format: 3,
   evidence: 4,
   publication: 5,
@@ -68,6 +68,17 @@ describe('architecture', () => {
         if (!spec.startsWith('.')) continue;
         const target = relative(SRC, resolve(dirname(f), spec));
         if (layerOf(resolve(dirname(f), spec)) === 'format' && target !== join('format', 'seam.ts')) bad.push(`${relative(SRC, f)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('the consumer library (client/) stands on the wire alone: contract, common, metrics', () => {
+    const allowed = new Set(['contract', 'common', 'metrics', 'client']);
+    const bad: string[] = [];
+    for (const f of files.filter((f) => !f.endsWith('.test.ts') && ['client', 'metrics'].includes(layerOf(f)))) {
+      for (const spec of importsOf(f)) {
+        if (spec.startsWith('.') && !allowed.has(layerOf(resolve(dirname(f), spec)))) bad.push(`${relative(SRC, f)} imports ${spec}`);
       }
     }
     assert.deepEqual(bad, []);

@@ -74,9 +74,9 @@ function projection(options: ProjectionOptions = {}): Projection {
     details: { type: 'archive-cloud/v1alpha1', known: true, archive_cloud: details.archive_cloud },
     collections: {
       backups: backups === 'unknown' ? { known: false, reason: 'response-limit' } : { known: true, items: backups },
-      wal_ranges: { known: true, items: [] },
-      wal_gaps: { known: true, items: [] },
-      recovery_paths: { known: true, items: [] },
+      'wal-ranges': { known: true, items: [] },
+      'wal-gaps': { known: true, items: [] },
+      'recovery-paths': { known: true, items: [] },
     },
     assembledAt: new Date(0),
   };
