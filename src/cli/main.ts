@@ -7,6 +7,7 @@ import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
+import type { ScanOutput } from './commands/scan.ts';
 
 // Each command's modules (and through them the cloud SDKs) load only when that command runs: a
 // `viewer scan` or `probe` pays for what it uses, not for the web UI or the other servers.
@@ -23,9 +24,20 @@ commands:
   (none)        start the mode RUNTIME_MODE selects (standalone by default)
   check-config  validate the configuration and print a summary without secrets
   scan          scan the configured scope once and print the evidence as JSON
+                (--output json, the default) or as OpenMetrics text (--output openmetrics)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
   help          print this text
 `;
+
+const SCAN_OUTPUTS = { json: true, openmetrics: true } as const satisfies Record<ScanOutput, true>;
+
+/** `viewer scan`'s one option, `--output <format>` or `--output=<format>`; null for anything else. */
+function scanOutput(args: readonly string[]): ScanOutput | null {
+  if (args.length === 0) return 'json';
+  const [flag, next, ...more] = args;
+  const value = flag?.startsWith('--output=') === true && next === undefined ? flag.slice('--output='.length) : flag === '--output' && more.length === 0 ? next : undefined;
+  return value !== undefined && Object.hasOwn(SCAN_OUTPUTS, value) ? (value as ScanOutput) : null;
+}
 
 function loadConfig(): Config | null {
   const result = parseConfig(process.env);
@@ -43,7 +55,9 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
     process.stdout.write(USAGE);
     return EXIT.ok;
   }
-  if (rest.length > 0 || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe')) {
+  // Only `scan` takes arguments; a usage error is found before the environment is read.
+  const output = command === 'scan' ? scanOutput(rest) : null;
+  if ((command === 'scan' ? output === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe')) {
     process.stderr.write(USAGE);
     return EXIT.usage;
   }
@@ -58,7 +72,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  if (command === 'scan') return (await commands.scan())(config, stop.signal);
+  if (command === 'scan') return (await commands.scan())(config, stop.signal, output ?? 'json');
   return config.mode === 'sidecar' ? (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : (await commands.standalone())(config, stop.signal);
 }
 

@@ -1,8 +1,10 @@
 /**
- * `viewer scan`: one scan of one scope with the configured environment. Prints one JSON document
- * on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps", "recovery_paths", "observations"}`:
- * the first five exactly as the API serves them, and beside them what the closed v1alpha1 wire has
- * no room for (`observations`: each gap's class, D-61), null when no scan completed. Progress on
+ * `viewer scan`: one scan of one scope with the configured environment. With `--output json` (the
+ * default) prints one JSON document on stdout, `{"snapshot", "backups", "wal_ranges", "wal_gaps",
+ * "recovery_paths", "observations"}`: the first five exactly as the API serves them, and beside
+ * them what the closed v1alpha1 wire has no room for (`observations`: each gap's class, D-61), null
+ * when no scan completed. With `--output openmetrics` prints the same publication as OpenMetrics
+ * text (`metrics/openmetrics.ts`, the series a consumer console also serves). Progress on
  * stderr when it is a terminal. Exits `EXIT.ok` on a complete scan, `EXIT.failed` naming the
  * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
  * publication fails its own validation.
@@ -16,6 +18,9 @@ import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
+
+/** What `viewer scan` prints: the JSON document below, or the publication's OpenMetrics text. */
+export type ScanOutput = 'json' | 'openmetrics';
 
 /** What the scan knows beside the wire items (not part of any wire kind). */
 function observations(e: ScopeEvidence | null) {
@@ -36,7 +41,27 @@ export function scanDocument(p: Publication, evidence: ScopeEvidence | null): st
   });
 }
 
-export async function runScan(config: Config, signal: AbortSignal): Promise<ExitCode> {
+/**
+ * The publication as OpenMetrics text. Before a complete scan the collections are unknown, not
+ * empty. The store's clock and the archive lag are not observed by the scan yet, so absent.
+ */
+export async function scanMetrics(p: Publication, attemptSeconds: number): Promise<string> {
+  // Loaded only for this output: prom-client is no cost of the JSON document.
+  const { renderOpenMetrics } = await import('../../metrics/openmetrics.ts');
+  const known = p.generation > 0;
+  return renderOpenMetrics([
+    {
+      snapshot: p.snapshot,
+      backups: known ? p.backups : null,
+      walRanges: known ? p.walRanges : null,
+      walGaps: known ? p.walGaps : null,
+      recoveryPaths: known ? p.recoveryPaths : null,
+      observations: { storeTimeAtScan: null, archiveLagSeconds: null, scanDurationSeconds: attemptSeconds },
+    },
+  ]);
+}
+
+export async function runScan(config: Config, signal: AbortSignal, output: ScanOutput = 'json'): Promise<ExitCode> {
   const destination = config.destination;
   const server = config.mode === 'sidecar' ? config.serverName : config.serverNames?.length === 1 ? config.serverNames[0] : undefined;
   if (destination === null || server === undefined) {
@@ -51,18 +76,21 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<Exit
   const progress = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\rviewer: ${meter.pages} pages, ${meter.objects} objects`), 250) : null;
   let publication: Publication;
   let failure: string | null = null;
+  let finishedAt: Date;
   try {
     const driver = confine(await createDriver(config), scope.roots);
     try {
       const evidence = await scope.scan(driver)(deadline, publisher.nextScan, meter);
-      publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+      finishedAt = new Date();
+      publication = publisher.complete(evidence, { startedAt, finishedAt, pages: meter.pages, objects: meter.objects });
       if (publication.snapshot.inventory.last_failure_category !== null) failure = publication.snapshot.inventory.last_failure_category;
     } finally {
       driver.close();
     }
   } catch (error) {
     const category = deadline.aborted && !signal.aborted ? 'timeout' : categoryOf(error);
-    publication = publisher.fail(category, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
+    finishedAt = new Date();
+    publication = publisher.fail(category, { startedAt, finishedAt, pages: meter.pages, objects: meter.objects });
     failure = category;
   } finally {
     if (progress !== null) {
@@ -74,7 +102,8 @@ export async function runScan(config: Config, signal: AbortSignal): Promise<Exit
     process.stderr.write(`viewer: scan produced an invalid publication (${publication.violations.length} violations)\n`);
     return EXIT.internal;
   }
-  process.stdout.write(`${scanDocument(publication, publication.generation > 0 ? publisher.evidence : null)}\n`);
+  if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, (finishedAt.getTime() - startedAt.getTime()) / 1000));
+  else process.stdout.write(`${scanDocument(publication, publication.generation > 0 ? publisher.evidence : null)}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
     return EXIT.failed;
