@@ -16,6 +16,7 @@ const commands = {
   standalone: async () => (await import('./commands/standalone.ts')).runStandalone,
   sidecar: async () => (await import('./commands/sidecar.ts')).runSidecar,
   probe: async () => (await import('./commands/probe.ts')).runProbe,
+  console: async () => (await import('./commands/console.ts')).runConsole,
 };
 
 const USAGE = `usage: viewer [command]
@@ -25,6 +26,8 @@ commands:
   check-config  validate the configuration and print a summary without secrets
   scan          scan the configured scope once and print the evidence as JSON
                 (--output json, the default) or as OpenMetrics text (--output openmetrics)
+  console       the reference consumer: polls the sidecar over its socket and serves its cached
+                projection as a page, JSON and OpenMetrics on LISTEN_ADDR (docs/consumer.md)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
   help          print this text
 `;
@@ -49,6 +52,21 @@ function loadConfig(): Config | null {
   return result.config;
 }
 
+/** The console reads its own variables (docs/consumer.md), none of the scanner's. */
+async function runConsoleCommand(): Promise<ExitCode> {
+  // Loaded only for this command: it brings the consumer library, which no other command needs.
+  const { parseConsoleConfig } = await import('./config/console-config.ts');
+  const result = parseConsoleConfig(process.env);
+  if (!result.ok) {
+    for (const v of result.violations) process.stderr.write(`viewer: configuration refused: ${v.variable}: ${v.rule}\n`);
+    return EXIT.config;
+  }
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  return (await commands.console())(result.config, stop.signal);
+}
+
 async function main(argv: readonly string[]): Promise<ExitCode> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
@@ -57,12 +75,13 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   }
   // Only `scan` takes arguments; a usage error is found before the environment is read.
   const output = command === 'scan' ? scanOutput(rest) : null;
-  if ((command === 'scan' ? output === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe')) {
+  if ((command === 'scan' ? output === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe' && command !== 'console')) {
     process.stderr.write(USAGE);
     return EXIT.usage;
   }
   // The probe reads nothing but the token file: it must work in any environment.
   if (command === 'probe') return (await commands.probe())(probeTokenFile(process.env), SIDECAR_SOCKET_PATH);
+  if (command === 'console') return runConsoleCommand();
   const config = loadConfig();
   if (config === null) return EXIT.config;
   if (command === 'check-config') {

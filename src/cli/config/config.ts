@@ -280,7 +280,7 @@ function parseEndpoint(r: EnvReader): string | null {
 }
 
 /** `[host]:port` with the host optional (all interfaces); IPv6 hosts in brackets. */
-function parseListen(r: EnvReader): { host: string | null; port: number } | undefined {
+export function parseListen(r: EnvReader): { host: string | null; port: number } | undefined {
   const raw = r.string('LISTEN_ADDR') ?? (r.isSet('LISTEN_ADDR') ? undefined : DEFAULTS.listenAddr);
   if (raw === undefined) return undefined;
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]*)):([0-9]{1,5})$/.exec(raw);

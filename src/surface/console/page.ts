@@ -1,0 +1,131 @@
+/**
+ * The reference console's page and JSON: what a console shows of its cached projection. Owns the
+ * console's words: the source state with its typed reason, the publication with the producer's
+ * reasons explained by the library (an unrecognized code keeps its state and gets the generic
+ * explanation), each collection or "unknown" where the projection does not know it, and the
+ * correlation of the orchestrator's Backup records. Renders only from what it is given.
+ */
+import type { Collection, CorrelationResult, Projection, SourceStatus } from '../../client/index.ts';
+import { explainReason } from '../../client/index.ts';
+import { html, raw, type Raw } from '../ui/html.ts';
+import { STYLE } from '../ui/pages.ts';
+
+export interface ConsoleView {
+  /** False when the four repository inputs are not configured. */
+  readonly enabled: boolean;
+  readonly status: SourceStatus;
+  readonly projection: Projection | null;
+  /** Null when no target cluster or no Backup records are configured; otherwise one result per record. */
+  readonly correlation: readonly CorrelationResult[] | null;
+  /** Why the records could not be read this time, if they could not (a fixed word, never a path). */
+  readonly recordsProblem: 'unreadable' | 'invalid' | null;
+  readonly now: Date;
+}
+
+const SOURCE_WORDS: Record<string, string> = {
+  'not-yet-polled': 'not polled yet',
+  current: 'the projection is the sidecar\'s current publication',
+  transport: 'the sidecar could not be reached over its socket',
+  timeout: 'the sidecar did not answer in time',
+  'token-unreadable': 'the token file could not be read',
+  authentication: 'the sidecar refused the token',
+  busy: 'the sidecar was busy',
+  'schema-incompatible': 'the sidecar answered with bodies this console does not understand',
+  'invalid-publication': 'the sidecar\'s publication was invalid or inconsistent',
+  'identity-mismatch': 'the sidecar publishes another repository than the one configured',
+  'publication-churn': 'the publication changed on every walk',
+};
+
+const reasonCell = (r: { code: string; message: string }): Raw => {
+  const e = explainReason(r);
+  return html`<code>${e.code}</code> ${e.explanation}`;
+};
+
+const ageSeconds = (p: Projection, now: Date) => Math.max(0, Math.round((now.getTime() - p.assembledAt.getTime()) / 1000));
+
+function outcomeText(r: CorrelationResult): string {
+  const o = r.outcome;
+  switch (o.kind) {
+    case 'matched':
+      return `matched: ${o.backupId}`;
+    case 'not-observed':
+      return 'repository counterpart not observed';
+    case 'ambiguous':
+      return `ambiguous: ${o.matches} repository backups claim this id`;
+    case 'not-eligible':
+      return `not eligible for correlation (${o.reason})`;
+    case 'unknown':
+      return `unknown (${o.reason})`;
+  }
+}
+
+function collectionSection<T>(title: string, c: Collection<T>, head: Raw, row: (item: T) => Raw): Raw {
+  if (!c.known) return html`<section><h2>${title}</h2><p class="state-unknown">Unknown: the sidecar could not represent this collection within its response limit.</p></section>`;
+  const items = c.items;
+  return html`<section><h2>${title} (${items.length})</h2>${items.length === 0 ? html`<p>None.</p>` : html`<table><thead>${head}</thead><tbody>${items.map(row)}</tbody></table>`}</section>`;
+}
+
+function projectionSections(p: Projection, now: Date): Raw {
+  const s = p.snapshot;
+  const details = p.details.known
+    ? html`<p>Format details <code>${p.details.type}</code>: WAL ${p.details.archive_cloud.wal.state}, timelines ${p.details.archive_cloud.timeline.state}, coverage ${p.details.archive_cloud.coverage.state}, retention ${p.details.archive_cloud.retention.state}; latest WAL receipt ${p.details.archive_cloud.latest_archive_receipt_at ?? 'unknown'} (the store's time).</p>`
+    : html`<p class="state-unknown">Format details <code>${p.details.type}</code> are not recognized by this console: unknown.</p>`;
+  return html`<section><h2>Publication</h2>
+<table><tbody>
+<tr><th>State</th><td class="state-${s.state}">${s.state}</td><td>${reasonCell(s.reason)}</td></tr>
+<tr><th>Revision / generation</th><td colspan="2">${s.revision} / ${s.evidence_generation}</td></tr>
+<tr><th>Generation scanned</th><td colspan="2">${s.started_at ?? 'no completed scan'} – ${s.completed_at ?? ''}</td></tr>
+<tr><th>Completeness</th><td colspan="2">${s.completeness}${s.stale ? ' (stale)' : ''}</td></tr>
+<tr><th>Assembled</th><td colspan="2">${ageSeconds(p, now)} s ago by this console</td></tr>
+</tbody></table>${details}</section>
+${collectionSection(
+  'Backups',
+  p.collections.backups,
+  html`<tr><th>Backup ID</th><th>Status</th><th>State</th><th>Ended</th><th>Reason</th></tr>`,
+  (b) => html`<tr><td><code>${b.backup_id}</code></td><td>${b.status ?? 'unknown'}</td><td class="state-${b.state}">${b.state}</td><td>${b.end_at ?? 'unknown'}</td><td>${reasonCell(b.reason)}</td></tr>`,
+)}
+${collectionSection(
+  'WAL gaps',
+  p.collections['wal-gaps'],
+  html`<tr><th>Timeline</th><th>First missing</th><th>Last missing</th><th>Segments</th><th>Status</th></tr>`,
+  (g) => html`<tr><td>${g.timeline}</td><td><code>${g.first_wal}</code></td><td><code>${g.last_wal}</code></td><td>${g.segment_count}</td><td>${g.status}</td></tr>`,
+)}
+${collectionSection(
+  'Observed recovery coverage',
+  p.collections['recovery-paths'],
+  html`<tr><th>Backup ID</th><th>Target timeline</th><th>State</th><th>Stop</th><th>Observed WAL reaches</th><th>Received at (store)</th></tr>`,
+  (r) => html`<tr><td><code>${r.backup_id}</code></td><td>${r.target_timeline}</td><td class="state-${r.state}">${r.state}</td><td>${r.stop}</td><td><code>${r.frontier_wal ?? 'unknown'}</code></td><td>${r.frontier_receipt_at ?? 'unknown'}</td></tr>`,
+)}`;
+}
+
+function correlationSection(v: ConsoleView): Raw {
+  if (v.correlation === null) return raw('');
+  const problem = v.recordsProblem === null ? '' : v.recordsProblem === 'unreadable' ? 'The Backup records file could not be read; the last records read are shown.' : 'The Backup records file is not a valid Backup list; the last records read are shown.';
+  return html`<section><h2>Orchestrator backups</h2>${problem === '' ? '' : html`<p class="state-warning">${problem}</p>`}
+<p>Matched only by the record's <code>status.backupId</code> equal to a repository backup ID, for records of the target cluster (by owner UID) with an object-store method; never by name or time.</p>
+${v.correlation.length === 0 ? html`<p>No Backup records.</p>` : html`<table><thead><tr><th>Record</th><th>Repository counterpart</th></tr></thead><tbody>${v.correlation.map((r) => html`<tr><td><code>${r.namespace}/${r.name}</code></td><td>${outcomeText(r)}</td></tr>`)}</tbody></table>`}</section>`;
+}
+
+export function consolePage(v: ConsoleView): string {
+  const s = v.status;
+  const source = v.enabled
+    ? html`<p class="state-${s.state === 'available' ? 'healthy' : s.state === 'unavailable' ? 'unhealthy' : 'unknown'}">Repository source: <strong>${s.state}</strong>, ${SOURCE_WORDS[s.reason] ?? s.reason} (<code>${s.reason}</code>) since ${s.since.toISOString()}.</p>
+${v.projection === null ? html`<p>No publication has been assembled yet.</p>` : s.state === 'available' ? '' : html`<p>Shown below: the last completely assembled publication, retained.</p>`}`
+    : html`<p>Repository evidence is not configured (none of the four <code>REPOSITORY_*</code> inputs is set).</p>`;
+  const body = html`<h1>viewer console</h1><p>A reference consumer of the sidecar's evidence API.</p>${source}${v.projection === null ? '' : projectionSections(v.projection, v.now)}${correlationSection(v)}`;
+  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><title>viewer console</title><style>${raw(STYLE)}</style></head><body><main>${body}</main></body></html>`.text}\n`;
+}
+
+/** The console's JSON: its source state, the projection and the correlation, keys in a fixed order. */
+export function consoleJson(v: ConsoleView): string {
+  const p = v.projection;
+  return `${JSON.stringify({
+    enabled: v.enabled,
+    source: { state: v.status.state, reason: v.status.reason, since: v.status.since.toISOString(), last_poll_at: v.status.lastPollAt?.toISOString() ?? null, restarts: v.status.restarts },
+    projection:
+      p === null
+        ? null
+        : { revision: p.revision, evidence_generation: p.evidenceGeneration, assembled_at: p.assembledAt.toISOString(), snapshot: p.snapshot, details: p.details, collections: p.collections },
+    correlation: v.correlation,
+  })}\n`;
+}
