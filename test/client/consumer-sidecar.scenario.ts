@@ -44,7 +44,8 @@ describe('the consumer library and console against the real sidecar on the fixed
   let consoleLog = '';
   let consoleUrl = '';
   const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
-  const config = () => ({ socketPath: SIDECAR_SOCKET_PATH, tokenFile: TOKEN_FILE, expectedFingerprint: scan.snapshot['identity'].repository.destination_fingerprint as string, server: SERVER });
+  const scannedRepository = () => (scan.snapshot as { identity: { repository: { destination_fingerprint: string } } }).identity.repository;
+  const config = () => ({ socketPath: SIDECAR_SOCKET_PATH, tokenFile: TOKEN_FILE, expectedFingerprint: scannedRepository().destination_fingerprint, server: SERVER });
 
   const snapshotNow = async () => {
     const r = await transport('/api/v1alpha1/snapshot', AbortSignal.timeout(3_000));
@@ -151,7 +152,7 @@ describe('the consumer library and console against the real sidecar on the fixed
     assert.ok(scan.wal_gaps.length > 0, 'the repository has a gap, so wal-gaps is walked');
     assert.deepEqual(withoutGenerations(items(p.collections['wal-gaps']) as Record<string, unknown>[]), withoutGenerations(scan.wal_gaps));
     assert.ok(scan.backups.length + scan.wal_ranges.length > 2, 'several pages at limit 1');
-    assert.deepEqual(p.snapshot.identity.repository, scan.snapshot['identity'].repository);
+    assert.deepEqual(p.snapshot.identity.repository, scannedRepository());
     assert.equal(p.details.known && p.details.archive_cloud.backup_items, scan.backups.length);
   });
 
