@@ -150,7 +150,7 @@ describe('the consumer library and console against the real sidecar on the fixed
     // Gap generations are each process's own counters; everything else is the same evidence.
     const withoutGenerations = (gaps: readonly Record<string, unknown>[]) => gaps.map(({ first_observed_generation: _f, last_observed_generation: _l, ...g }) => g);
     assert.ok(scan.wal_gaps.length > 0, 'the repository has a gap, so wal-gaps is walked');
-    assert.deepEqual(withoutGenerations(items(p.collections['wal-gaps']) as Record<string, unknown>[]), withoutGenerations(scan.wal_gaps));
+    assert.deepEqual(withoutGenerations(items(p.collections['wal-gaps']) as unknown as Record<string, unknown>[]), withoutGenerations(scan.wal_gaps));
     assert.ok(scan.backups.length + scan.wal_ranges.length > 2, 'several pages at limit 1');
     assert.deepEqual(p.snapshot.identity.repository, scannedRepository());
     assert.equal(p.details.known && p.details.archive_cloud.backup_items, scan.backups.length);
