@@ -22,6 +22,7 @@ const SERVER = 'pg-standalone';
 const CLUSTER_UID = '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c';
 const SECRETS = '/run/secrets';
 const TOKEN_FILE = join(SECRETS, 'token');
+const RECORDS_FILE = '/run/backups.json';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,7 +91,7 @@ describe('the consumer library and console against the real sidecar on the fixed
     const r = await fetch(new URL(path, consoleUrl));
     return { status: r.status, text: await r.text() };
   };
-  const consoleSource = async () => (JSON.parse((await consoleGet('/projection')).text) as { source: { state: string; reason: string }; projection: { revision: number } | null });
+  const consoleSource = async () => (JSON.parse((await consoleGet('/projection')).text) as { source: { state: string; reason: string }; projection: { revision: number } | null; correlation: { name: string; outcome: Record<string, unknown> }[] | null });
 
   before(async () => {
     repos = realRepositories();
@@ -111,6 +112,20 @@ describe('the consumer library and console against the real sidecar on the fixed
     assert.equal(r.status, 0, r.stderr);
     scan = JSON.parse(r.stdout) as ScanDocument;
     await startSidecar();
+    const owner = [{ apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', name: 'pg', uid: CLUSTER_UID, controller: true }];
+    const record = (name: string, backupId: string, method = 'barmanObjectStore') => ({
+      apiVersion: 'postgresql.cnpg.io/v1', kind: 'Backup',
+      metadata: { name, namespace: 'databases', ownerReferences: owner },
+      spec: { cluster: { name: 'pg' }, method },
+      status: { backupId, method },
+    });
+    const [first] = scan.backups;
+    writeFileSync(RECORDS_FILE, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+      record('nightly-1', first?.['backup_id'] as string),
+      record('nightly-2', '20990101T000000'),
+      record('snap-1', first?.['backup_id'] as string, 'volumeSnapshot'),
+      record(first?.['backup_id'] as string, ''),
+    ] }));
     consoleProc = spawn(process.execPath, [VIEWER_BIN, 'console'], {
       env: {
         PATH: process.env['PATH'] ?? '',
@@ -120,6 +135,9 @@ describe('the consumer library and console against the real sidecar on the fixed
         REPOSITORY_EVIDENCE_TOKEN_FILE: TOKEN_FILE,
         REPOSITORY_EXPECTED_FINGERPRINT: config().expectedFingerprint,
         REPOSITORY_BARMAN_SERVER: SERVER,
+        CLUSTER_NAMESPACE: 'databases',
+        CLUSTER_UID,
+        BACKUP_RECORDS_FILE: RECORDS_FILE,
       },
     });
     consoleProc.stdout?.on('data', (c: Buffer) => (consoleLog += c.toString()));
@@ -171,6 +189,19 @@ describe('the consumer library and console against the real sidecar on the fixed
     assert.match(metrics, /^viewer_consumer_projection_age_seconds\{server="pg-standalone"\} [0-9.e-]+$/m);
     const page = (await consoleGet('/')).text;
     for (const b of scan.backups) assert.ok(page.includes(b['backup_id'] as string));
+    // The orchestrator's records, correlated by status.backupId only.
+    const first = scan.backups[0]?.['backup_id'] as string;
+    const correlation = await until('the correlation of the assembled projection', async () => {
+      const c = (await consoleSource()).correlation;
+      return c !== null && c[0]?.outcome['kind'] === 'matched' ? c : null;
+    }, 20_000);
+    assert.deepEqual(correlation.map((c) => [c.name, c.outcome]), [
+      ['nightly-1', { kind: 'matched', backupId: first }],
+      ['nightly-2', { kind: 'not-observed' }],
+      ['snap-1', { kind: 'not-eligible', reason: 'unsupported-method' }],
+      [first, { kind: 'not-eligible', reason: 'no-backup-id' }],
+    ]);
+    assert.match((await consoleGet('/')).text, /repository counterpart not observed/);
   });
 
   it('a publication change in the middle of a walk: discarded, restarted from the snapshot, the new revision assembled', async () => {
