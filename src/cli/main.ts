@@ -4,6 +4,7 @@
  * `exit-codes.ts` (docs/configuration.md).
  */
 import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
+import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
@@ -21,6 +22,12 @@ const commands = {
 
 const USAGE = `usage: viewer [command]
 
+viewer publishes read-only evidence about one PostgreSQL backup repository in an object store.
+Modes (RUNTIME_MODE): standalone (the default; web pages on LISTEN_ADDR, the embedded demo without
+DESTINATION_PATH) and sidecar (the JSON API on the Unix socket ${SIDECAR_SOCKET_PATH}).
+Configuration: docs/configuration.md (every variable); the API: docs/api.md; integrating a console:
+docs/consumer.md.
+
 commands:
   (none)        start the mode RUNTIME_MODE selects (standalone by default)
   check-config  validate the configuration and print a summary without secrets
@@ -29,6 +36,7 @@ commands:
   console       the reference consumer: polls the sidecar over its socket and serves its cached
                 projection as a page, JSON and OpenMetrics on LISTEN_ADDR (docs/consumer.md)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
+  version       print the version (also --version)
   help          print this text
 `;
 
@@ -71,6 +79,10 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if ((command === 'version' || command === '--version') && rest.length === 0) {
+    process.stdout.write(`viewer ${PRODUCER_VERSION}\n`);
     return EXIT.ok;
   }
   // Only `scan` takes arguments; a usage error is found before the environment is read.

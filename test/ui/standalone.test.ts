@@ -108,6 +108,12 @@ describe('standalone UI on the embedded demo', () => {
     assert.equal(post.headers.get('allow'), 'GET');
   });
 
+  it('names the server of each publication in its log (configuration, not a secret)', () => {
+    const published = logs().split('\n').filter((l) => l.includes('"msg":"published"'));
+    assert.ok(published.length > 0);
+    for (const line of published) assert.match(line, /"server":"pg-main","revision":\d+,"generation":\d+,"code":"[a-z-]+","state":"(healthy|warning|unhealthy|unknown)"/);
+  });
+
   it('logs route names only: no query, no identity header', async () => {
     await get('/wals?class=segment&timeline=1', { 'X-Forwarded-User': 'mallory-identity' });
     await new Promise((r) => setTimeout(r, 100));

@@ -57,7 +57,8 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
       (p) => {
         // The scan behind the published generation: a failed or truncated attempt is never shown.
         views.set(server, scopeView(server, p, publisher.evidence));
-        log.info({ revision: p.revision, generation: p.generation, code: p.snapshot.reason.code }, 'published');
+        // Server names are configuration, not secrets: an operator reading the log needs to know whose publication this is.
+        log.info({ server, revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, state: p.snapshot.state }, 'published');
       },
     );
     refreshers.push(refresher);
