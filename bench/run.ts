@@ -1,5 +1,7 @@
 /**
  * `npm run bench [-- --quick]`: every performance figure of viewer in one run on this machine.
+ * `npm run bench -- --only=consumer`: only the consumer library's figures (bench/consumer.ts), in
+ * about 10 s with no store, Barman or corpus; it prints its rows and leaves bench/results.json alone.
  *
  * These machines drift by up to a third within an hour, so every figure is a ratio of two cases
  * run side by side: the cases run round-robin (one run of each, then the next round), each run is
@@ -21,9 +23,11 @@ import { randomBytes } from 'node:crypto';
 import { Corpus, STORE_CORPORA, type CorpusSpec } from './corpus.ts';
 import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, PORT, SECRET_ACCESS_KEY, ensureStore, loadCorpus } from './s3.ts';
 import { compareTruth } from './truth.ts';
+import { measureConsumer, type ConsumerRounds } from './consumer.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
 
 const QUICK = process.argv.includes('--quick');
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const HERE = import.meta.dirname;
 const NODE = process.execPath;
 const VIEWER = join(HERE, '..', 'bin', 'viewer.js');
@@ -35,6 +39,8 @@ const RSS_ROUNDS = 3;
 // Not fewer in --quick: with 4,000 requests the p99 is the 40 slowest, mostly the client warming up.
 const API_REQUESTS = 20_000;
 const HEAP_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=1'];
+// A round of the consumer figures takes about 1.5 s: not fewer in --quick.
+const CONSUMER_ROUNDS = 7;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const fail = (line: string): never => {
@@ -99,6 +105,57 @@ interface Figure {
 }
 const figure = (rounds: readonly number[]): Figure => ({ median: median(rounds), min: Math.min(...rounds), max: Math.max(...rounds), rounds });
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The consumer figures' table rows and their entries of bench/results.json. */
+function consumerReport(c: ConsumerRounds) {
+  const mib = (xs: readonly number[]) => xs.map((x) => x / 2 ** 20);
+  const figures: Record<string, [string, Figure, number]> = {
+    consumer_assembly_ms_10k: ['library: snapshot and every page at limit 200, validated', figure(c.assemblyMs), 1],
+    consumer_assembly_vs_bare_walk_10k: ['library time / bare walk time, same round', figure(c.assemblyMs.map((t, i) => t / (c.bareWalkMs[i] as number))), 3],
+    consumer_peak_heap_mib_10k: ['above the heap before the assembly', figure(mib(c.peakHeapBytes)), 2],
+    consumer_retained_heap_mib_10k: ['the finished projection', figure(mib(c.retainedHeapBytes)), 2],
+    sidecar_serve_cpu_ms_10k: ["the sidecar's CPU for one bare walk", figure(c.serveCpuMs), 1],
+    sidecar_bare_walk_ms_10k: ['the same requests, nothing validated', figure(c.bareWalkMs), 1],
+  };
+  const first = figure(c.assemblyColdMs);
+  const cpuLibrary = figure(c.serveCpuMsLibrary);
+  const items = c.counts.backups + c.counts['wal-ranges'] + c.counts['wal-gaps'] + c.counts['recovery-paths'];
+  const row = (name: string, text: string, f: Figure, digits: number) => `| ${name} (${text}) | ${f.median.toFixed(digits)} | ${f.min.toFixed(digits)}–${f.max.toFixed(digits)} (${f.rounds.length}) | report | |`;
+  const rows = [
+    ...Object.entries(figures).map(([name, [text, f, digits]]) => row(name, text, f, digits)),
+    row('consumer_first_assembly_ms_10k', "the first walk of the library's process, for scale", first, 1),
+    row('sidecar_serve_cpu_ms_10k_library_walk', "the sidecar's CPU for the library's walk, for scale", cpuLibrary, 1),
+  ];
+  const results = {
+    ...Object.fromEntries(Object.entries(figures).map(([name, [, f]]) => [name, round3(f.median)])),
+    consumer: {
+      items: { total: items, backups: c.counts.backups, wal_ranges: c.counts['wal-ranges'], wal_gaps: c.counts['wal-gaps'], recovery_paths: c.counts['recovery-paths'] },
+      objects_scanned: c.counts.objects,
+      requests_per_walk: c.requests,
+      page_limit: 200,
+      rounds: c.assemblyMs.length,
+      first_assembly_ms: round3(first.median),
+      sidecar_serve_cpu_ms_library_walk: round3(cpuLibrary.median),
+    },
+  };
+  const spread = Object.entries(figures).map(([name, [, f]]) => [name, f] as [string, Figure]);
+  return { rows, results, spread };
+}
+
+/** `--only=consumer`: the consumer figures alone, printed; bench/results.json is the whole run's. */
+async function consumerOnly(): Promise<void> {
+  log(`viewer bench --only=consumer: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
+  try {
+    const report = consumerReport(await measureConsumer({ dir, rounds: CONSUMER_ROUNDS, log }));
+    log('\n| figure | median | spread (rounds) | target | met |');
+    log('|---|---|---|---|---|');
+    for (const line of report.rows) log(line);
+    log('\nbench/results.json not written: it holds a whole run (npm run bench)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Debian's Barman client, installed when this machine can; otherwise one clear line. */
 function ensureBarman(): void {
@@ -251,6 +308,10 @@ async function main(): Promise<void> {
     }
     const apiRatio = figure(api.evidence.map((e, i) => e.rps / (api.bare[i] as { rps: number }).rps));
 
+    // The consumer library assembling a 10,000-item publication, beside the sidecar serving it.
+    log('');
+    const consumer = consumerReport(await measureConsumer({ dir, rounds: CONSUMER_ROUNDS, log }));
+
     const ratios = {
       scan_vs_list: paired('scan', 'list'),
       scan_vs_list_20ms: paired('scan_20ms', 'list_20ms'),
@@ -288,6 +349,7 @@ async function main(): Promise<void> {
     log(`| scanner_keys_per_s_lazy_source (source's work included) | ${Math.round(keysPerS.median)} | ${Math.round(keysPerS.min)}–${Math.round(keysPerS.max)} (${keysPerS.rounds.length}) | report | |`);
     log(`| api_paging_ms (10,000 items, limit 200) | ${paging.median.toFixed(1)} | ${paging.min.toFixed(1)}–${paging.max.toFixed(1)} (${paging.rounds.length}) | report | |`);
     log(`| api_paging_default_limit_ms (limit 100) | ${pagingDefault.median.toFixed(1)} | ${pagingDefault.min.toFixed(1)}–${pagingDefault.max.toFixed(1)} (${pagingDefault.rounds.length}) | report | |`);
+    for (const line of consumer.rows) log(line);
     log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
     log('|---|---|---|---|---|---|---|');
     for (const n of sizes) {
@@ -311,9 +373,10 @@ async function main(): Promise<void> {
       scanner_keys_per_s_lazy_source: Math.round(keysPerS.median),
       api_paging_ms: round3(paging.median),
       api_paging_default_limit_ms: round3(pagingDefault.median),
+      ...consumer.results,
       api_rps: { evidence: Math.round(median(api.evidence.map((e) => e.rps))), bare: Math.round(median(api.bare.map((e) => e.rps))), bare_p99_ms: round3(median(api.bare.map((e) => e.p99_ms))) },
       spread: Object.fromEntries(
-        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging]] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
+        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
       ),
       seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
       memory: Object.fromEntries(
@@ -335,4 +398,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (ONLY === undefined) await main();
+else if (ONLY === 'consumer') await consumerOnly();
+else fail(`--only=${ONLY}: the only part that runs alone is consumer`);
