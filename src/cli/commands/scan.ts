@@ -73,7 +73,10 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
   const meter = new BudgetMeter(scanBudget(config));
   const startedAt = new Date();
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(config.scan.timeoutSeconds * 1000)]);
-  const progress = process.stderr.isTTY ? setInterval(() => process.stderr.write(`\rviewer: ${meter.pages} pages, ${meter.objects} objects`), 250) : null;
+  // Every listing of the scan charges the one meter: the line counts what the scan really listed,
+  // and its last state is printed when the scan ends (a scan shorter than one tick shows it too).
+  const showProgress = () => process.stderr.write(`\rviewer: listed ${meter.pages} pages, ${meter.objects} objects`);
+  const progress = process.stderr.isTTY ? setInterval(showProgress, 250) : null;
   let publication: Publication;
   let failure: string | null = null;
   let finishedAt: Date;
@@ -95,6 +98,7 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
   } finally {
     if (progress !== null) {
       clearInterval(progress);
+      showProgress();
       process.stderr.write('\n');
     }
   }
