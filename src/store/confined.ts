@@ -5,8 +5,8 @@
  * it is a programming error and fails before anything is sent; a listed key outside it (a store
  * that ignored the prefix) is refused rather than trusted, and so is a listed object without a
  * size (drivers pass a missing size on as NaN): byte totals are published as exact, so a size the
- * store did not give is never guessed as 0. A receipt time the wire cannot carry becomes unknown.
- * Every scope listing passes through here, so these are the one place such store answers are judged.
+ * store did not give is never guessed as 0. A receipt time the wire cannot carry becomes unknown,
+ * and so does a page's store time (its `Date` header) the wire could not carry. Every scope listing passes through here, so these are the one place such store answers are judged.
  */
 import { StoreError } from '../common/errors.ts';
 import { TIMESTAMP_PATTERN } from '../contract/primitives.ts';
@@ -35,7 +35,10 @@ export function confine(driver: StoreDriver, roots: string | readonly string[]):
         if (!Number.isSafeInteger(o.size) || o.size < 0) throw new StoreError('incompatible_format', 'the store listed an object without a valid size');
         if (!receiptTimeUsable(o.lastModified)) oddTimes = true;
       }
-      return oddTimes ? { ...page, objects: page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) } : page;
+      // The store time passes on as the store gave it, or as unknown: never replaced by another clock.
+      const storeTime = receiptTimeUsable(page.storeTime) ? page.storeTime : null;
+      if (!oddTimes && storeTime === page.storeTime) return page;
+      return { ...page, storeTime, objects: oddTimes ? page.objects.map((o) => (receiptTimeUsable(o.lastModified) ? o : { ...o, lastModified: null })) : page.objects };
     },
     // Async like every driver method: a refusal is a rejected promise, never a synchronous throw.
     async read(request: ReadRequest): Promise<ReadResult> {

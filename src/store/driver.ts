@@ -35,6 +35,14 @@ export interface ListPage {
   readonly prefixes: readonly string[];
   /** Token for the next page, `null` on the last page. */
   readonly nextToken: string | null;
+  /**
+   * The store's own clock when it answered: the HTTP `Date` header of this page's listing
+   * response (store-time.ts reads it strictly). `null` when the response had none or it is no
+   * HTTP-date, and for a store without a clock (the memory store unless given one). Never
+   * viewer's own clock and never a guess: times derived from it against receipt times (archive
+   * lag) are then both on the store's clock, free of skew between viewer's clock and the store's.
+   */
+  readonly storeTime: Date | null;
 }
 
 export interface ReadRequest {

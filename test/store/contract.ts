@@ -4,8 +4,8 @@
  * (azure.test.ts, start-after emulated by the driver) and Cloud Storage against the firebase-tools
  * emulator (gcs.test.ts). It covers listing order and pagination across page boundaries, exact
  * sizes and receipt times, start-after, the `/` delimiter, an empty prefix, keys with spaces,
- * `+`, `%`, accents and `~`, bounded reads, absence as a value, and cancellation. Keys no XML
- * listing can carry are odd-keys.test.ts's.
+ * `+`, `%`, accents and `~`, bounded reads, absence as a value, cancellation, and the store's
+ * clock on every page. Keys no XML listing can carry are odd-keys.test.ts's.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -27,6 +27,13 @@ export const BIG_KEY = 'big/object';
 export const BIG_SIZE = 5000;
 
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * How far a page's store time may be from this machine's clock. Every store under test runs on
+ * this machine, so their clocks agree with ours within seconds: this checks the plumbing of the
+ * `Date` header, not any claim about clocks.
+ */
+const STORE_CLOCK_WINDOW_MS = 5 * 60_000;
 
 async function listAll(driver: StoreDriver, prefix: string, maxKeys: number, extra: { delimiter?: '/'; startAfter?: string } = {}) {
   const keys: string[] = [];
@@ -78,6 +85,28 @@ export function storeContract(name: string, setup: () => Promise<{ driver: Store
     assert.deepEqual(r.prefixes, ['a/', 'big/', 'many/', 'odd/'].map((p) => prefix + p));
     const inner = await listAll(driver, `${prefix}a/`, 1000, { delimiter: '/' });
     assert.deepEqual([inner.keys, inner.prefixes], [[`${prefix}a/1`, `${prefix}a/2`], [`${prefix}a/sub/`]]);
+  });
+
+  it(`${name}: every page carries the store's clock (its Date header), whole seconds near ours`, async () => {
+    const { driver, prefix } = await ctx();
+    const before = Date.now();
+    const pages = [];
+    let token: string | undefined;
+    do {
+      const page = await driver.listPage({ prefix, maxKeys: 10, signal: new AbortController().signal, ...(token === undefined ? {} : { continuationToken: token }) });
+      pages.push(page);
+      token = page.nextToken ?? undefined;
+    } while (token !== undefined && pages.length < 100);
+    const empty = await driver.listPage({ prefix: `${prefix}nothing-here/`, signal: new AbortController().signal });
+    const after = Date.now();
+    assert.ok(pages.length >= 3);
+    for (const page of [...pages, empty]) {
+      assert.ok(page.storeTime instanceof Date, 'a page without a store time');
+      const t = page.storeTime.getTime();
+      // An HTTP-date names whole seconds: the value is the store's header, not a clock the driver read.
+      assert.equal(t % 1000, 0, page.storeTime.toISOString());
+      assert.ok(t >= before - STORE_CLOCK_WINDOW_MS && t <= after + STORE_CLOCK_WINDOW_MS, page.storeTime.toISOString());
+    }
   });
 
   it(`${name}: an empty prefix lists nothing, successfully`, async () => {

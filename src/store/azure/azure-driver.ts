@@ -16,6 +16,7 @@ import { readCredentialFile } from '../credential-file.ts';
 import type { Destination } from '../destination.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
 import { compareKeyBytes } from '../key-order.ts';
+import { parseHttpDate } from '../store-time.ts';
 import { toAzureStoreError } from './classify.ts';
 
 export type AzureCredentials =
@@ -91,7 +92,8 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
             ? container.listBlobsFlat({ prefix: request.prefix, abortSignal: request.signal }).byPage({ maxPageSize: max, ...(token === undefined ? {} : { continuationToken: token }) })
             : container.listBlobsByHierarchy(request.delimiter, { prefix: request.prefix, abortSignal: request.signal }).byPage({ maxPageSize: max, ...(token === undefined ? {} : { continuationToken: token }) });
         const result = await pages.next();
-        if (result.done === true) return { objects, prefixes, nextToken: null };
+        // No page at all means no request was made: there is no response to take a time from.
+        if (result.done === true) return { objects, prefixes, nextToken: null, storeTime: null };
         const page = result.value;
         const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] };
         for (const b of segment.blobItems ?? []) {
@@ -104,7 +106,8 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
         }
         // The last page carries an empty marker, not an absent one.
         const next = page.continuationToken;
-        return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null };
+        // The raw `Date` header, read strictly (the SDK's parsed `page.date` is a lenient `new Date()`).
+        return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null, storeTime: parseHttpDate(page._response.headers.get('date')) };
       } catch (error) {
         throw toAzureStoreError(error, request.signal);
       }

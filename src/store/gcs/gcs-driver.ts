@@ -3,11 +3,15 @@
  * read-only (list objects, download a small object). Credentials: a service-account key file, or
  * the SDK's Application Default Credentials (standalone only). `STORE_ENDPOINT_URL` points it at
  * an emulator. Listing starts after a key with `startOffset`, and the driver also skips the key
- * itself, since the offset is inclusive.
+ * itself, since the offset is inclusive. A listing is the SDK's own authenticated request for
+ * `objects.list` (`bucket.request`, what `getFiles` sends), so the page keeps the HTTP response
+ * and with it the store's `Date` header, which `getFiles` drops.
  */
 import { Storage, type Bucket } from '@google-cloud/storage';
 import { setBackend } from 'google-logging-utils';
+import { StoreError } from '../../common/errors.ts';
 import { compareKeyBytes } from '../key-order.ts';
+import { dateHeader } from '../store-time.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
 import { toGcsStoreError } from './classify.ts';
 
@@ -24,9 +28,11 @@ export interface GcsDriverOptions {
   readonly credentials: GcsCredentials;
 }
 
+/** The JSON body of `objects.list` (only what the driver reads). */
 interface GcsListResponse {
-  readonly prefixes?: string[];
-  readonly nextPageToken?: string;
+  readonly items?: readonly { readonly name?: unknown; readonly size?: unknown; readonly updated?: unknown }[];
+  readonly prefixes?: readonly unknown[];
+  readonly nextPageToken?: unknown;
 }
 
 export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver> {
@@ -44,26 +50,41 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
 
     async listPage(request: ListRequest): Promise<ListPage> {
       abort(request.signal);
+      let body: unknown;
+      let http: { readonly headers?: Readonly<Record<string, unknown>> } | undefined;
       try {
-        const [files, , raw] = await bucket.getFiles({
-          prefix: request.prefix,
-          autoPaginate: false,
-          maxResults: Math.min(request.maxKeys ?? 1000, 1000),
-          ...(request.delimiter === undefined ? {} : { delimiter: request.delimiter }),
-          ...(request.continuationToken === undefined ? {} : { pageToken: request.continuationToken }),
-          ...(request.startAfter === undefined ? {} : { startOffset: request.startAfter }),
+        [body, http] = await bucket.request({
+          uri: '/o',
+          qs: {
+            prefix: request.prefix,
+            maxResults: Math.min(request.maxKeys ?? 1000, 1000),
+            ...(request.delimiter === undefined ? {} : { delimiter: request.delimiter }),
+            ...(request.continuationToken === undefined ? {} : { pageToken: request.continuationToken }),
+            ...(request.startAfter === undefined ? {} : { startOffset: request.startAfter }),
+          },
         });
         abort(request.signal);
-        const after = request.startAfter;
-        const objects: StoreObject[] = files
-          .filter((f) => after === undefined || compareKeyBytes(f.name, after) > 0)
-          .map((f) => ({ key: f.name, size: f.metadata.size === undefined ? Number.NaN : Number(f.metadata.size), lastModified: f.metadata.updated === undefined ? null : new Date(f.metadata.updated) }));
-        const response = (raw ?? {}) as GcsListResponse;
-        const prefixes = (response.prefixes ?? []).filter((p) => after === undefined || compareKeyBytes(p, after) > 0);
-        return { objects, prefixes, nextToken: typeof response.nextPageToken === 'string' && response.nextPageToken !== '' ? response.nextPageToken : null };
       } catch (error) {
         throw toGcsStoreError(error, request.signal);
       }
+      const after = request.startAfter;
+      const response = (typeof body === 'object' && body !== null ? body : {}) as GcsListResponse;
+      const objects: StoreObject[] = [];
+      for (const item of response.items ?? []) {
+        // An object the store lists without a name can be neither counted nor skipped honestly.
+        if (typeof item.name !== 'string') throw new StoreError('incompatible_format', 'the store listed an object without a name');
+        if (after !== undefined && compareKeyBytes(item.name, after) <= 0) continue;
+        // The JSON API gives sizes as decimal strings; anything else stays NaN for confinement to refuse.
+        const size = (typeof item.size === 'string' && /^\d+$/.test(item.size)) || typeof item.size === 'number' ? Number(item.size) : Number.NaN;
+        objects.push({ key: item.name, size, lastModified: typeof item.updated === 'string' ? new Date(item.updated) : null });
+      }
+      const prefixes: string[] = [];
+      for (const p of response.prefixes ?? []) {
+        if (typeof p !== 'string') throw new StoreError('incompatible_format', 'the store listed a common prefix without a name');
+        if (after === undefined || compareKeyBytes(p, after) > 0) prefixes.push(p);
+      }
+      const next = response.nextPageToken;
+      return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null, storeTime: dateHeader(http?.headers) };
     },
 
     async read(request: ReadRequest): Promise<ReadResult> {

@@ -15,6 +15,15 @@ export interface MemoryObject {
   readonly size: number;
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * The store's clock, read once per listing page as its `storeTime`. A memory store answers no
+   * HTTP request, so by default it has no clock (`null`); a caller that simulates a store's clock
+   * (the demo, a test of archive lag) passes one.
+   */
+  readonly storeClock?: () => Date | null;
+}
+
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 export class MemoryStore implements StoreDriver {
@@ -24,6 +33,11 @@ export class MemoryStore implements StoreDriver {
   closed = false;
   /** Every request received, for tests that prove what a scan asked for. */
   readonly requests: { readonly op: 'list' | 'read'; readonly prefix: string }[] = [];
+  readonly #storeClock: () => Date | null;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#storeClock = options.storeClock ?? (() => null);
+  }
 
   /**
    * Stores an object. `size` makes it sparse: listed (and size-checked on read) as that many bytes
@@ -82,7 +96,7 @@ export class MemoryStore implements StoreDriver {
       i += 1;
     }
     const more = i < keys.length && (keys[i] as string).startsWith(request.prefix);
-    return Promise.resolve({ objects, prefixes, nextToken: more ? resumeAfter : null });
+    return Promise.resolve({ objects, prefixes, nextToken: more ? resumeAfter : null, storeTime: this.#storeClock() });
   }
 
   read(request: ReadRequest): Promise<ReadResult> {

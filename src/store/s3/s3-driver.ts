@@ -10,6 +10,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig }
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import { readCredentialFile } from '../credential-file.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
+import { dateHeader } from '../store-time.ts';
 import { toStoreError } from './classify.ts';
 import { listedName } from './listing-names.ts';
 
@@ -108,6 +109,26 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   return config;
 }
 
+/**
+ * Keeps the `Date` header of a listing's raw HTTP response, which the SDK parses into no output
+ * field (`$metadata` has none): a middleware on this one command, in the deserialize step, sees
+ * each attempt's response; the last one (the one the output comes from) wins. The closure carries
+ * the value out beside the output, so concurrent listings never see each other's.
+ */
+function keepStoreTime(command: ListObjectsV2Command): () => Date | null {
+  let storeTime: Date | null = null;
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const headers = (result.response as { headers?: unknown } | undefined)?.headers;
+      storeTime = typeof headers === 'object' && headers !== null ? dateHeader(headers as Record<string, unknown>) : null;
+      return result;
+    },
+    { step: 'deserialize', name: 'viewerStoreTime' },
+  );
+  return () => storeTime;
+}
+
 async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array | null> {
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -138,6 +159,7 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
         // Without it one key XML cannot carry (a control character) fails the whole listing.
         EncodingType: 'url',
       });
+      const storeTime = keepStoreTime(command);
       try {
         const out = await client.send(command, { abortSignal: request.signal });
         // Keys and common prefixes come back encoded; the echoed Prefix, StartAfter and Delimiter
@@ -149,6 +171,7 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
           ),
           prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [name(p.Prefix)])),
           nextToken: out.IsTruncated === true && out.NextContinuationToken !== undefined ? out.NextContinuationToken : null,
+          storeTime: storeTime(),
         };
       } catch (error) {
         throw toStoreError(error, request.signal);
