@@ -30,4 +30,22 @@ describe('confinement', () => {
     assert.throws(() => confine(store, []), TypeError);
     assert.throws(() => confine(store, ['dest/archive']), TypeError);
   });
+
+  it("carries the page's store time through as given; one the wire cannot carry becomes unknown, never another clock", async () => {
+    const at = new Date('2026-03-03T10:00:00Z');
+    let clock: Date | null = at;
+    const timed = new MemoryStore({ storeClock: () => clock });
+    timed.put('dest/archive/main/archive.info', 'x', new Date(0));
+    const confined = confine(timed, 'dest/archive/main/');
+    const page = await confined.listPage({ prefix: 'dest/archive/main/', signal });
+    assert.equal(page.storeTime, at);
+    // Rebuilding the page for an odd receipt time keeps the store time.
+    assert.deepEqual([page.objects[0]?.lastModified, page.storeTime], [null, at]);
+    for (const odd of [new Date(Number.NaN), new Date(0), new Date(Date.UTC(12000, 0, 1)), null]) {
+      clock = odd;
+      assert.equal((await confined.listPage({ prefix: 'dest/archive/main/', signal })).storeTime, null, String(odd));
+    }
+    // Without a clock of its own the memory store reports none.
+    assert.equal((await confine(store, 'dest/archive/main/').listPage({ prefix: 'dest/archive/main/', signal })).storeTime, null);
+  });
 });
