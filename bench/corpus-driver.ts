@@ -62,7 +62,7 @@ export class CorpusDriver implements StoreDriver {
       break;
     }
     if (!more) last = null;
-    return Promise.resolve({ objects, prefixes, nextToken: last });
+    return Promise.resolve({ objects, prefixes, nextToken: last, storeTime: null });
   }
 
   read(r: ReadRequest): Promise<ReadResult> {

@@ -22,6 +22,8 @@
 /** Every reason code the v1alpha1 producer can emit, sorted by code unit, each once. */
 export const RECOGNIZED_REASON_CODES = [
   'archive-chunk-missing',
+  'archive-lag-over-expectation',
+  'archive-lag-unknown',
   'archive-too-small',
   'backup-failed',
   'backup-info-inconsistent',

@@ -7,7 +7,7 @@
  * operator's page, never for the wire.
  */
 import type { KeyRange, ListedObject, ScopeAccess } from '../format/seam.ts';
-import type { ReadResult, StoreDriver } from '../store/driver.ts';
+import type { ListPage, ReadResult, StoreDriver } from '../store/driver.ts';
 import { compareKeyBytes } from '../store/key-order.ts';
 import { listPages, type BudgetMeter } from './listing.ts';
 
@@ -54,6 +54,12 @@ export interface ScopeAccessOptions {
 export class CountingScopeAccess implements ScopeAccess {
   objectCount = 0;
   storedBytes = 0;
+  /**
+   * The store's own clock at the scan: the latest `Date` its listing pages carried (ms), or null
+   * when none did. Being the latest, it is read at or after every listing, so a lag measured
+   * against it never understates (it may overstate by the scan's own listing time).
+   */
+  storeTime: number | null = null;
   readonly #recent = new RecentObjects();
   readonly #o: ScopeAccessOptions;
 
@@ -78,6 +84,11 @@ export class CountingScopeAccess implements ScopeAccess {
     return this.#recent.items;
   }
 
+  #clock(page: ListPage): void {
+    const t = page.storeTime?.getTime();
+    if (t !== undefined && Number.isFinite(t) && (this.storeTime === null || t > this.storeTime)) this.storeTime = t;
+  }
+
   #handOut(key: string, size: number, lastModified: Date | null): ListedObject {
     const receivedAt = lastModified?.getTime() ?? null;
     const relative = key.slice(this.#o.base.length);
@@ -98,6 +109,7 @@ export class CountingScopeAccess implements ScopeAccess {
       ...(through === undefined ? {} : { stopAfter: through }),
     });
     for await (const page of listing) {
+      this.#clock(page);
       const out: ListedObject[] = [];
       for (const obj of page.objects) {
         if (through !== undefined && compareKeyBytes(obj.key, through) > 0) {
@@ -113,6 +125,7 @@ export class CountingScopeAccess implements ScopeAccess {
   async *level(prefix: string): AsyncIterable<{ readonly objects: readonly ListedObject[]; readonly folders: readonly string[] }> {
     const { base, driver, signal, meter } = this.#o;
     for await (const page of listPages(driver, { prefix: base + prefix, delimiter: '/', signal, meter })) {
+      this.#clock(page);
       yield { objects: page.objects.map((o) => this.#handOut(o.key, o.size, o.lastModified)), folders: page.prefixes.map((p) => p.slice(base.length)) };
     }
   }
@@ -120,7 +133,10 @@ export class CountingScopeAccess implements ScopeAccess {
   async folders(prefix: string): Promise<string[]> {
     const { base, driver, signal, meter } = this.#o;
     const out: string[] = [];
-    for await (const page of listPages(driver, { prefix: base + prefix, delimiter: '/', signal, meter })) for (const p of page.prefixes) out.push(p.slice(base.length));
+    for await (const page of listPages(driver, { prefix: base + prefix, delimiter: '/', signal, meter })) {
+      this.#clock(page);
+      for (const p of page.prefixes) out.push(p.slice(base.length));
+    }
     return out;
   }
 

@@ -105,6 +105,8 @@ export interface ScopeEvidence {
   readonly implausibleSegments: number;
   /** Newest receipt time of any WAL object (epoch ms). */
   readonly latestWalReceipt: number | null;
+  /** The store's clock at the scan (ms; its listings' latest `Date` header), null when it sent none. */
+  readonly storeTimeAtScan: number | null;
   /**
    * The most recently received objects, newest first, keys relative to the scope root. For the
    * operator's standalone page only: never part of a wire publication.
@@ -322,6 +324,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     frontiers,
     completedBackupIds,
     latestWalReceipt: wal.latestReceipt,
+    storeTimeAtScan: access.storeTime,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
     recentObjects: access.recent.map((r) => ({ key: unprintable(r.key) ? null : r.key, size: r.size, receivedAt: new Date(r.at).toISOString() })),
   };

@@ -14,6 +14,8 @@ export interface Expectations {
   readonly policyText: string | null;
   readonly policy: RetentionPolicy | null;
   readonly minimumRedundancy: number | null;
+  /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds; null: the lag is shown, never judged. */
+  readonly maxArchiveLagSeconds?: number | null;
 }
 
 export const MESSAGES: Record<string, string> = {
@@ -31,6 +33,8 @@ export const MESSAGES: Record<string, string> = {
   'wal-frontier-regressed': 'WAL seen at the newest end of a timeline in an earlier scan is gone, and no backup was deleted since.',
   'wal-gap-vanished': 'WAL confirmed missing in an earlier scan is still missing, and the WAL around it is gone too.',
   'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape {tool}\'s retention leaves.',
+  'archive-lag-over-expectation': 'The newest WAL was received longer ago than the configured maximum archive lag, by the store\'s clock.',
+  'archive-lag-unknown': 'The store sent no clock reading, so the configured maximum archive lag cannot be checked.',
   'scope-empty': 'No backup directory and no WAL were found at this server\'s location.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
@@ -89,6 +93,26 @@ function walState(e: ScopeEvidence): StateReason {
   if (e.implausibleSegments > 0) return sr('warning', 'wal-segment-size-invalid');
   if (e.walCounts.unknown > 0) return sr('warning', 'wal-unknown-objects');
   return e.gaps.length > 0 ? sr('healthy', 'wal-continuous-except-retention') : sr('healthy', 'wal-continuous');
+}
+
+/**
+ * Archive lag: the store's clock at the scan minus the newest WAL receipt, both read from the store
+ * (its `Date` header, its receipt times), so viewer's own clock plays no part (docs/design/evidence.md
+ * §Archive freshness). Null when either is unknown. Never negative: a receipt stamped after the
+ * store's reading (second resolution) is no lag.
+ */
+export function archiveLagSeconds(e: ScopeEvidence): number | null {
+  if (e.storeTimeAtScan === null || e.latestWalReceipt === null) return null;
+  return Math.max(0, (e.storeTimeAtScan - e.latestWalReceipt) / 1000);
+}
+
+/** The expectation's verdict on the lag; null when no expectation is configured (shown, never judged). */
+function lagState(e: ScopeEvidence, x: Expectations): StateReason | null {
+  const max = x.maxArchiveLagSeconds ?? null;
+  if (max === null || e.latestWalReceipt === null) return null;
+  const lag = archiveLagSeconds(e);
+  if (lag === null) return sr('unknown', 'archive-lag-unknown');
+  return lag > max ? sr('warning', 'archive-lag-over-expectation') : null;
 }
 
 function timelineState(e: ScopeEvidence): StateReason {
@@ -203,7 +227,9 @@ const naming = (s: StateReason, tool: string): StateReason => (s.reason.message.
 
 export function summarize(e: ScopeEvidence, x: Expectations, now: number, format: FormatTraits): ScopeSummary {
   const support = format.capabilities;
-  const wal = naming(walState(e), format.tool);
+  const continuity = walState(e);
+  const lag = lagState(e, x);
+  const wal = naming(lag === null ? continuity : worst([continuity, lag]), format.tool);
   const timeline = timelineState(e);
   const coverage = coverageState(e);
   const ret = retention(e, x, now, coverage);

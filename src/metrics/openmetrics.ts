@@ -34,6 +34,8 @@ export interface ScopeObservations {
   readonly storeTimeAtScan: Date | null;
   /** How far the newest archived WAL lags behind the store's clock at the scan. */
   readonly archiveLagSeconds: number | null;
+  /** The configured `EXPECTED_MAX_ARCHIVE_LAG` in seconds; null or absent when not configured. */
+  readonly expectedMaxArchiveLagSeconds?: number | null;
   /** How long the last scan attempt took, successful or not. */
   readonly scanDurationSeconds?: number;
 }
@@ -244,6 +246,12 @@ const FAMILIES: readonly Family[] = [
     help: 'How far the newest archived WAL lags behind the store clock at the scan.',
     labels: [],
     samples: ({ scope }) => one(scope.observations?.archiveLagSeconds),
+  },
+  {
+    name: 'viewer_expected_max_archive_lag_seconds',
+    help: 'The configured maximum archive lag (EXPECTED_MAX_ARCHIVE_LAG); absent when none is configured.',
+    labels: [],
+    samples: ({ scope }) => one(scope.observations?.expectedMaxArchiveLagSeconds),
   },
   {
     name: 'viewer_recovery_coverage_timestamp_seconds',

@@ -12,6 +12,7 @@
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
+import { archiveLagSeconds } from '../../evidence/summary.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
@@ -22,30 +23,40 @@ import { createDriver } from '../store-factory.ts';
 /** What `viewer scan` prints: the JSON document below, or the publication's OpenMetrics text. */
 export type ScanOutput = 'json' | 'openmetrics';
 
-/** What the scan knows beside the wire items (not part of any wire kind). */
-function observations(e: ScopeEvidence | null) {
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * What the scan knows beside the wire items (not part of any wire kind): each gap's class (D-61),
+ * and archive freshness on the store's clock (the store's time at the scan, the newest WAL's age
+ * by it, and the configured expectation), docs/design/evidence.md §Archive freshness.
+ */
+function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null) {
   if (e === null) return null;
   return {
     wal_gap_classes: e.gaps.map((g, i) => ({ timeline: g.timeline, start_position: g.start_position, class: e.gapClasses[i] ?? 'unexplained' })),
+    store_time_at_scan: isoOrNull(e.storeTimeAtScan),
+    newest_wal_received_at: isoOrNull(e.latestWalReceipt),
+    archive_lag_seconds: archiveLagSeconds(e),
+    expected_max_archive_lag_seconds: expectedMaxArchiveLagSeconds,
   };
 }
 
-export function scanDocument(p: Publication, evidence: ScopeEvidence | null): string {
+export function scanDocument(p: Publication, evidence: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null = null): string {
   return JSON.stringify({
     snapshot: JSON.parse(p.snapshotJson) as unknown,
     backups: p.backups,
     wal_ranges: p.walRanges,
     wal_gaps: p.walGaps,
     recovery_paths: p.recoveryPaths,
-    observations: observations(evidence),
+    observations: observations(evidence, expectedMaxArchiveLagSeconds),
   });
 }
 
 /**
  * The publication as OpenMetrics text. Before a complete scan the collections are unknown, not
- * empty. The store's clock and the archive lag are not observed by the scan yet, so absent.
+ * empty, and so are the store's clock and the archive lag.
  */
-export async function scanMetrics(p: Publication, attemptSeconds: number): Promise<string> {
+export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null, attemptSeconds: number, expectedMaxArchiveLagSeconds: number | null): Promise<string> {
   // Loaded only for this output: prom-client is no cost of the JSON document.
   const { renderOpenMetrics } = await import('../../metrics/openmetrics.ts');
   const known = p.generation > 0;
@@ -56,7 +67,12 @@ export async function scanMetrics(p: Publication, attemptSeconds: number): Promi
       walRanges: known ? p.walRanges : null,
       walGaps: known ? p.walGaps : null,
       recoveryPaths: known ? p.recoveryPaths : null,
-      observations: { storeTimeAtScan: null, archiveLagSeconds: null, scanDurationSeconds: attemptSeconds },
+      observations: {
+        storeTimeAtScan: known && evidence?.storeTimeAtScan != null ? new Date(evidence.storeTimeAtScan) : null,
+        archiveLagSeconds: known && evidence !== null ? archiveLagSeconds(evidence) : null,
+        expectedMaxArchiveLagSeconds,
+        scanDurationSeconds: attemptSeconds,
+      },
     },
   ]);
 }
@@ -106,8 +122,10 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
     process.stderr.write(`viewer: scan produced an invalid publication (${publication.violations.length} violations)\n`);
     return EXIT.internal;
   }
-  if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, (finishedAt.getTime() - startedAt.getTime()) / 1000));
-  else process.stdout.write(`${scanDocument(publication, publication.generation > 0 ? publisher.evidence : null)}\n`);
+  const evidence = publication.generation > 0 ? publisher.evidence : null;
+  const expectedLag = config.retention.maxArchiveLagSeconds;
+  if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag));
+  else process.stdout.write(`${scanDocument(publication, evidence, expectedLag)}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
     return EXIT.failed;

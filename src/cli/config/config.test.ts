@@ -263,9 +263,21 @@ describe('valid configurations', () => {
 
   it('standalone keeps the retention policy as configured and recognises Barman syntax', () => {
     const r = (text: string) => accepted({ ...STANDALONE, EXPECTED_RETENTION_POLICY: text, EXPECTED_MINIMUM_REDUNDANCY: '2' }).retention;
-    assert.deepEqual(r('RECOVERY WINDOW OF 7 DAYS'), { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 });
+    assert.deepEqual(r('RECOVERY WINDOW OF 7 DAYS'), { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2, maxArchiveLagSeconds: null });
     assert.deepEqual(r('redundancy 3').policy, { kind: 'redundancy', count: 3 });
-    assert.deepEqual(r('keep everything forever'), { policyText: 'keep everything forever', policy: null, minimumRedundancy: 2 });
+    assert.deepEqual(r('keep everything forever'), { policyText: 'keep everything forever', policy: null, minimumRedundancy: 2, maxArchiveLagSeconds: null });
+  });
+
+  it('reads EXPECTED_MAX_ARCHIVE_LAG as a duration', () => {
+    const lag = (text: string) => accepted({ ...STANDALONE, EXPECTED_MAX_ARCHIVE_LAG: text }).retention.maxArchiveLagSeconds;
+    assert.equal(lag('15m'), 900);
+    assert.equal(lag('1h30m'), 5_400);
+    assert.equal(lag('2d'), 172_800);
+    assert.equal(lag('90s'), 90);
+    assert.equal(lag('1d2h3m4s'), 93_784);
+    for (const bad of ['', '15', 'm', '1m1h', '30s', '31d', '1.5h', '15 m', '-5m', '1w']) {
+      assert.deepEqual(refused({ ...STANDALONE, EXPECTED_MAX_ARCHIVE_LAG: bad }).map((v) => v.variable), ['EXPECTED_MAX_ARCHIVE_LAG'], bad);
+    }
   });
 
   it('a misspelt viewer-looking variable is a warning, not silence', () => {

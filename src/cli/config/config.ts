@@ -71,6 +71,8 @@ export interface RetentionExpectation {
   /** The recognised form of `policyText`, `null` when absent or unrecognised. */
   readonly policy: RetentionPolicy | null;
   readonly minimumRedundancy: number | null;
+  /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds; `null` when not configured (the lag is then shown, never judged). */
+  readonly maxArchiveLagSeconds: number | null;
 }
 
 interface CommonConfig {
@@ -124,7 +126,7 @@ export const KNOWN_VARIABLES = [
   'STORE_REGION', 'STORE_WEB_IDENTITY_TOKEN_FILE', 'STORE_ROLE_ARN', 'STORE_ENDPOINT_URL',
   'STORE_CONNECTION_STRING_FILE', 'STORE_SERVICE_ACCOUNT_KEY_FILE',
   'LISTEN_ADDR', 'TRUSTED_USER_HEADER', 'ALLOW_DOWNLOAD', 'WAL_PAGE_SIZE',
-  'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY',
+  'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
   'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL',
   // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
@@ -315,7 +317,24 @@ function parseTrustedUserHeader(r: EnvReader): string | null {
 function parseRetention(r: EnvReader, format: RepositoryFormat): RetentionExpectation {
   const policyText = r.pattern('EXPECTED_RETENTION_POLICY', /^[\x20-\x7e]{1,128}$/, 'printable text of at most 128 bytes') ?? null;
   const minimumRedundancy = r.integer('EXPECTED_MINIMUM_REDUNDANCY', 0, 10_000) ?? null;
-  return { policyText, policy: policyText === null ? null : format.parseRetentionPolicy(policyText), minimumRedundancy };
+  const maxArchiveLagSeconds = parseDuration(r, 'EXPECTED_MAX_ARCHIVE_LAG', 60, 30 * 86_400) ?? null;
+  return { policyText, policy: policyText === null ? null : format.parseRetentionPolicy(policyText), minimumRedundancy, maxArchiveLagSeconds };
+}
+
+/** Seconds of the units d, h, m, s, in the order a duration writes them. */
+const DURATION_UNITS = [86_400, 3_600, 60, 1] as const;
+
+/** A duration such as `15m`, `1h30m` or `2d`: units d, h, m, s, each at most once, largest first; in seconds. */
+export function parseDuration(r: EnvReader, name: string, minSeconds: number, maxSeconds: number): number | undefined {
+  const text = r.string(name, 32);
+  if (text === undefined) return undefined;
+  const m = /^(?:(\d{1,5})d)?(?:(\d{1,6})h)?(?:(\d{1,7})m)?(?:(\d{1,9})s)?$/.exec(text);
+  const seconds = m === null || text === '' ? Number.NaN : [m[1], m[2], m[3], m[4]].reduce((sum, part, i) => sum + Number(part ?? 0) * (DURATION_UNITS[i] ?? 0), 0);
+  if (!Number.isSafeInteger(seconds) || seconds < minSeconds || seconds > maxSeconds) {
+    r.violate(name, `must be a duration such as 15m, 1h30m or 2d (units d, h, m, s), from ${minSeconds} s to ${maxSeconds / 86_400} days`);
+    return undefined;
+  }
+  return seconds;
 }
 
 function warningsFor(env: Env): string[] {

@@ -17,6 +17,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     scan_budgets: { max_pages: config.scan.maxPages, max_objects: config.scan.maxObjects, timeout_seconds: config.scan.timeoutSeconds, concurrency: config.scan.concurrency },
     retention_policy: config.retention.policyText === null ? 'not-configured' : config.retention.policy === null ? 'unrecognized' : config.retention.policy.kind,
     minimum_redundancy_configured: config.retention.minimumRedundancy !== null,
+    max_archive_lag_seconds: config.retention.maxArchiveLagSeconds,
   };
   if (config.mode === 'sidecar') return { ...common, destination: 'configured', scopes: 1 };
   return {

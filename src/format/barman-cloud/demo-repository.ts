@@ -3,8 +3,8 @@
  * situations viewer exists to show: backups in three compressions, a keep:standalone backup with
  * the hole Barman's retention leaves after it, a point-in-time recovery onto timeline 2, a lost
  * WAL segment after a regular backup, a failed
- * backup and an abandoned backup directory. Receipt times are fixed, so the demo's evidence is
- * the same on every run.
+ * backup and an abandoned backup directory. Receipt times and the store's clock are fixed, so the
+ * demo's evidence is the same on every run.
  */
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { SyntheticRepository } from './synthetic-repository.ts';
@@ -14,10 +14,11 @@ export const DEMO_SERVER = 'pg-main';
 export const DEMO_BUCKET = 'viewer-demo';
 
 export function demoRepository(): MemoryStore {
-  const store = new MemoryStore();
-  const repo = new SyntheticRepository(store, `${DEMO_PREFIX}/${DEMO_SERVER}/`);
   const t0 = Date.parse('2026-11-20T00:00:00Z');
   const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+  // The store's clock is fixed too: 4 minutes after the newest segment arrived (the demo's archive lag).
+  const store = new MemoryStore({ storeClock: () => at(320) });
+  const repo = new SyntheticRepository(store, `${DEMO_PREFIX}/${DEMO_SERVER}/`);
   // Timeline 1: segments 1..40, bzip2- then gzip-compressed. Barman's retention deleted a backup
   // that began at segment 19: it removed the WAL before 19 but kept segment 4, which the
   // keep:standalone backup needs (the expected hole 5..18). Segment 22 was lost after backup 2.
