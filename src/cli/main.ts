@@ -32,7 +32,8 @@ commands:
   (none)        start the mode RUNTIME_MODE selects (standalone by default)
   check-config  validate the configuration and print a summary without secrets
   scan          scan the configured scope once and print the evidence as JSON
-                (--output json, the default) or as OpenMetrics text (--output openmetrics)
+                (--output json, the default), as OpenMetrics text (--output openmetrics) or as
+                a short summary for a terminal (--output text)
   console       the reference consumer: polls the sidecar over its socket and serves its cached
                 projection as a page, JSON and OpenMetrics on LISTEN_ADDR (docs/consumer.md)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
@@ -40,7 +41,7 @@ commands:
   help          print this text
 `;
 
-const SCAN_OUTPUTS = { json: true, openmetrics: true } as const satisfies Record<ScanOutput, true>;
+const SCAN_OUTPUTS = { json: true, openmetrics: true, text: true } as const satisfies Record<ScanOutput, true>;
 
 /** `viewer scan`'s one option, `--output <format>` or `--output=<format>`; null for anything else. */
 function scanOutput(args: readonly string[]): ScanOutput | null {

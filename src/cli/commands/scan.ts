@@ -4,7 +4,8 @@
  * "recovery_paths", "observations"}`: the first five exactly as the API serves them, and beside
  * them what the closed v1alpha1 wire has no room for (`observations`: each gap's class, D-61), null
  * when no scan completed. With `--output openmetrics` prints the same publication as OpenMetrics
- * text (`metrics/openmetrics.ts`, the series a consumer console also serves). Progress on
+ * text (`metrics/openmetrics.ts`, the series a consumer console also serves); with `--output
+ * text` a short human summary (`scan-text.ts`). Progress on
  * stderr when it is a terminal. Exits `EXIT.ok` on a complete scan, `EXIT.failed` naming the
  * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
  * publication fails its own validation.
@@ -17,11 +18,12 @@ import type { Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { scanText, type TextFacts } from './scan-text.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
-/** What `viewer scan` prints: the JSON document below, or the publication's OpenMetrics text. */
-export type ScanOutput = 'json' | 'openmetrics';
+/** What `viewer scan` prints: the JSON document below, the publication's OpenMetrics text, or a short human summary. */
+export type ScanOutput = 'json' | 'openmetrics' | 'text';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -38,6 +40,18 @@ function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: num
     newest_wal_received_at: isoOrNull(e.latestWalReceipt),
     archive_lag_seconds: archiveLagSeconds(e),
     expected_max_archive_lag_seconds: expectedMaxArchiveLagSeconds,
+  };
+}
+
+/** The store-clock facts the text summary needs beside the wire items. */
+export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null): TextFacts {
+  return {
+    storeTimeAtScan: e?.storeTimeAtScan ?? null,
+    newestWalReceipt: e?.latestWalReceipt ?? null,
+    archiveLagSeconds: e === null ? null : archiveLagSeconds(e),
+    expectedMaxArchiveLagSeconds,
+    retentionExpectedGaps: e?.gapClasses.filter((c) => c === 'retention-expected').length ?? 0,
+    tool: e?.tool ?? null,
   };
 }
 
@@ -125,6 +139,7 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
   const evidence = publication.generation > 0 ? publisher.evidence : null;
   const expectedLag = config.retention.maxArchiveLagSeconds;
   if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag));
+  else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag)));
   else process.stdout.write(`${scanDocument(publication, evidence, expectedLag)}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
