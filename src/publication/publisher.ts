@@ -14,6 +14,10 @@
  * Revisions start from a base drawn at construction (D-59): the whole seconds of the clock times
  * 2^20 plus 20 random bits, so a restarted process never names a different body with a pair
  * `(revision, evidence_generation)` an earlier process of the same destination already used.
+ *
+ * A process may also continue where an earlier one stopped (`resume`: `viewer scan --previous`
+ * reads the previous run's document back, `cli/previous-scan.ts`): its publication, generation and
+ * memory become this publisher's, and its revisions start above the earlier process's last one.
  */
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
@@ -49,6 +53,22 @@ export interface Publication {
   readonly recoveryPaths: readonly RecoveryPathItem[];
   /** Empty when the publication is valid; otherwise the surfaces serve 500 `invalid-publication`. */
   readonly violations: readonly Violation[];
+}
+
+/**
+ * What an earlier process of the same scope published last and remembered (D-66), for `resume`:
+ * its last publication (snapshot and items, a failed or stale one included) and the memory its
+ * last complete generation handed on, exactly as `nextScan` would have returned it there.
+ */
+export interface PublicationResume {
+  readonly snapshot: RepositoryEvidenceSnapshot;
+  readonly backups: readonly BackupItem[];
+  readonly walRanges: readonly WalRangeItem[];
+  readonly walGaps: readonly WalGapItem[];
+  readonly recoveryPaths: readonly RecoveryPathItem[];
+  readonly previousGaps: readonly GapMemory[];
+  readonly previousFrontiers: FrontierMemory | null;
+  readonly previousCompletedBackups: ReadonlySet<string>;
 }
 
 /** Facts of one refresh attempt, successful or not. */
@@ -100,6 +120,10 @@ export class Publisher {
   /** The last complete evidence, kept to rebuild stale or failed publications. */
   #completeSnapshot: RepositoryEvidenceSnapshot | null = null;
   #completeEvidence: ScopeEvidence | null = null;
+  /** What the last complete generation remembered beside its gaps (its evidence's, or a resumed one's). */
+  #frontiers: FrontierMemory | null = null;
+  #completedBackups: ReadonlySet<string> = new Set();
+  #resumed = false;
 
   constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number, options: { readonly revisionBase?: number } = {}) {
     this.#identity = identity;
@@ -126,8 +150,50 @@ export class Publisher {
    * proved is forgotten but by WAL arriving or a backup being deleted.
    */
   get nextScan(): { generation: number; previousGaps: readonly GapMemory[]; previousFrontiers: FrontierMemory | null; previousCompletedBackups: ReadonlySet<string> } {
-    const e = this.#completeEvidence;
-    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory, previousFrontiers: e?.frontiers ?? null, previousCompletedBackups: e?.completedBackupIds ?? new Set() };
+    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory, previousFrontiers: this.#frontiers, previousCompletedBackups: this.#completedBackups };
+  }
+
+  /**
+   * Continues from what an earlier process of this scope published last (`viewer scan --previous`):
+   * its publication becomes the current one, so a failed attempt retains its generation and items
+   * as this process would have retained its own, and `nextScan` hands on its generation and memory.
+   * Producer and cluster are this process's. The current revision becomes the greater of this
+   * publisher's base and the earlier one's, so every publication from here on has a revision above
+   * every one the earlier process published, even if the clock went backwards (D-59).
+   *
+   * Only before the first attempt, once; a resume of another scope, or one whose publication the
+   * wire validator refuses, is a programming error (the caller reads it through `readPreviousScan`).
+   */
+  resume(r: PublicationResume): Publication {
+    const now = this.#current;
+    if (this.#resumed || now.generation !== 0 || now.snapshot.last_attempt_at !== null) throw new Error('a publisher resumes only before its first attempt');
+    const mine = this.#initial();
+    const theirs = r.snapshot.identity.repository;
+    const ours = mine.identity.repository;
+    if (theirs.provider !== ours.provider || theirs.format !== ours.format || theirs.destination_fingerprint !== ours.destination_fingerprint || theirs.scope.name !== ours.scope.name) {
+      throw new Error('a publisher resumes only a publication of its own scope');
+    }
+    const generation = r.snapshot.evidence_generation;
+    const remembered = r.previousGaps.length > 0 || r.previousFrontiers !== null || r.previousCompletedBackups.size > 0;
+    const items = r.backups.length + r.walRanges.length + r.walGaps.length + r.recoveryPaths.length;
+    if (generation === 0 && (remembered || items > 0)) throw new Error('a publication without a complete generation remembers nothing');
+    const snapshot: RepositoryEvidenceSnapshot = {
+      ...r.snapshot,
+      producer: mine.producer,
+      identity: { ...r.snapshot.identity, cluster: mine.identity.cluster },
+      revision: Math.max(now.revision, r.snapshot.revision),
+    };
+    const resumed = this.#publish(snapshot, r.backups, r.walRanges, r.walGaps, r.recoveryPaths);
+    if (resumed.violations.length > 0) throw new Error(`the resumed publication is invalid (${resumed.violations.length} violations)`);
+    this.#current = resumed;
+    // Failed and stale publications only make states unknown: rebuilding one from a failed or stale
+    // snapshot gives the body rebuilding it from the complete one would have given.
+    this.#completeSnapshot = generation > 0 ? snapshot : null;
+    this.#gapMemory = r.previousGaps;
+    this.#frontiers = r.previousFrontiers;
+    this.#completedBackups = r.previousCompletedBackups;
+    this.#resumed = true;
+    return resumed;
   }
 
   #initial(): RepositoryEvidenceSnapshot {
@@ -229,6 +295,8 @@ export class Publisher {
     this.#completeSnapshot = snapshot;
     this.#completeEvidence = e;
     this.#gapMemory = e.gapMemory;
+    this.#frontiers = e.frontiers;
+    this.#completedBackups = e.completedBackupIds;
     this.#current = candidate;
     return this.#current;
   }
