@@ -7,7 +7,7 @@
  */
 import type { BackupItem } from '../contract/collections.ts';
 import type { Reason, State } from '../contract/primitives.ts';
-import type { FormatBackup, FormatVerdict, Shelf } from '../format/seam.ts';
+import type { BackupLabel, FormatBackup, FormatVerdict, Shelf } from '../format/seam.ts';
 import { nextPosition, parseWalName, type WalGeometry } from '../postgres/wal.ts';
 import type { WalIndex } from './wal-index.ts';
 
@@ -27,6 +27,8 @@ export interface BackupFacts {
   readonly beginAt: string | null;
   /** Where the operator's catalog shows it. */
   readonly shelf: Shelf;
+  /** What operators know it by (its name, its keep), as the format reads it: pages only, never the wire. */
+  readonly label: BackupLabel;
 }
 
 export interface BackupContext {
@@ -105,5 +107,6 @@ export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts
     endAt: b.trusted.endAt,
     beginAt: item.begin_at,
     shelf: v.shelf ?? (usable ? 'completed' : 'structurally incomplete'),
+    label: b.label,
   };
 }

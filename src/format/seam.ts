@@ -80,6 +80,17 @@ export interface FormatVerdict {
   readonly shelf?: Shelf;
 }
 
+/**
+ * What operators know a backup by, as the format's own tools list it: for the operator's pages
+ * only, never on the wire (the backup item's fields are closed).
+ */
+export interface BackupLabel {
+  /** The name given to the backup (barman-cloud: `backup_name`); printable, at most 128 characters; null when none. */
+  readonly name: string | null;
+  /** Kept out of retention by the operator, and how (barman-cloud: the keep annotation); null when not, or unrecognised. */
+  readonly keep: 'full' | 'standalone' | null;
+}
+
 /** What a format knows of one backup, before evidence checks the WAL it needs. */
 export interface FormatBackup {
   /** The wire item's fields as far as the format validated them (evidence adds server, state and reason). */
@@ -96,6 +107,7 @@ export interface FormatBackup {
   readonly standalone: boolean;
   /** Values that contradict nothing else in the metadata (null otherwise). */
   readonly trusted: { readonly timeline: number | null; readonly endLsn: bigint | null; readonly endAt: string | null };
+  readonly label: BackupLabel;
 }
 
 /** The catalog of one scope: its backups and what they say of the WAL archive's geometry. */

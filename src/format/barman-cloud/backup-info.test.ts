@@ -71,6 +71,7 @@ describe('backup.info from real Barman output', () => {
       encryption: null,
       tablespaceOids: [],
       hasError: false,
+      name: null,
       problems: [],
     });
   });
@@ -109,6 +110,41 @@ describe('backup.info from real Barman output', () => {
     const odd = parsed(withField('mode', 'teleport'));
     assert.equal(odd.backupType, null);
     assert.deepEqual(odd.problems, [{ field: 'mode', problem: 'invalid' }]);
+  });
+});
+
+describe('backup_name: what operators know a backup by', () => {
+  const named = (value: string) => parsed(withField('backup_name', value));
+
+  it('reads the name as Barman writes it (str(), not repr()): the real file of backup before-incident', () => {
+    assert.equal(named('before-incident').name, 'before-incident');
+    // The CNPG plugin's names, and a name with spaces; the line is stripped like every value.
+    assert.equal(named('backup-20251024022604').name, 'backup-20251024022604');
+    assert.equal(parsed(`${REAL}backup_name =  nightly full \n`).name, 'nightly full');
+    // Quotes are part of a str() name, never taken as a literal's.
+    assert.equal(named("'quoted'").name, "'quoted'");
+    assert.equal(named('None').name, null);
+    assert.equal(parsed(REAL).name, null);
+  });
+
+  it("keeps hostile text only as text: escaping is the page's, the parser keeps it printable and bounded", () => {
+    assert.equal(named('<script>alert(1)</script>').name, '<script>alert(1)</script>');
+    assert.equal(named('x'.repeat(128)).name, 'x'.repeat(128));
+    assert.equal(named('é'.repeat(128)).name, 'é'.repeat(128), 'characters, not bytes');
+  });
+
+  it('drops a name that is too long or not printable, and nothing else of the file', () => {
+    for (const bad of ['x'.repeat(129), 'a\u0007b', 'a\u009bb', 'a\u007fb', 'evil\u202egnp.exe', 'a\u2028b', 'zero\u200bwidth', 'private\ue000use']) {
+      const info = named(bad);
+      assert.equal(info.name, null, JSON.stringify(bad));
+      assert.equal(info.status, 'DONE');
+      assert.equal(info.endWal, '000000010000000000000004');
+      assert.deepEqual(info.problems, [], 'a bad name is no problem of the metadata');
+    }
+  });
+
+  it('a second backup_name line makes the file malformed, like any repeated key', () => {
+    assert.deepEqual(parseBackupInfo(enc(`${REAL}backup_name=a\nbackup_name=b\n`)), { ok: false, reason: 'backup-info-malformed' });
   });
 });
 

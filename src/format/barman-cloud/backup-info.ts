@@ -5,7 +5,8 @@
  * - a known field with a value out of shape becomes `null` and is listed in `problems`, so the
  *   backup cannot be judged usable on it;
  * - unknown keys are tolerated unread (newer Barman adds fields) — their values never travel.
- * No text from the file is exported except values that passed an allowlist or a strict pattern.
+ * No text from the file is exported except values that passed an allowlist or a strict pattern,
+ * and the backup's name (printable, bounded), which only the operator's pages show, escaped.
  *
  * Field facts: research barman-cloud-format.md §2 (Barman 3.17 `barman/infofile.py`) and the
  * real files of real-repository.md (Barman 3.4).
@@ -21,7 +22,7 @@ export type BackupType = NonNullable<BackupItem['backup_type']>;
 export const READ_FIELDS = [
   'status', 'mode', 'parent_backup_id', 'snapshots_info', 'timeline', 'systemid', 'version', 'xlog_segment_size',
   'begin_wal', 'end_wal', 'begin_xlog', 'end_xlog', 'begin_time', 'end_time', 'cluster_size', 'size',
-  'deduplicated_size', 'encryption', 'tablespaces', 'error',
+  'deduplicated_size', 'encryption', 'tablespaces', 'error', 'backup_name',
 ] as const;
 export type ReadField = (typeof READ_FIELDS)[number];
 
@@ -55,6 +56,12 @@ export interface BackupInfo {
   readonly tablespaceOids: readonly number[] | null;
   /** True when Barman recorded an error text (the text itself is never read out). */
   readonly hasError: boolean;
+  /**
+   * The name the operator gave the backup (`barman-cloud-backup -n`), as `barman-cloud-backup-list`
+   * shows it; null when none, or when it is not printable text of at most 128 characters (a name
+   * is a label for the operator, never evidence: a bad one is dropped, not a problem).
+   */
+  readonly name: string | null;
   readonly problems: readonly BackupInfoProblem[];
 }
 
@@ -70,6 +77,22 @@ const SYSTEM_ID = /^(?:0|[1-9][0-9]{0,19})$/;
 const INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
 // Python's str(datetime): "YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM[:SS]]".
 const TIMESTAMP = /^([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,6}))?(?:([+-])([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?)?$/;
+
+/** Longest backup name kept, in characters (Barman sets none; names it writes are short). */
+export const MAX_BACKUP_NAME_CHARS = 128;
+// Controls, format characters (bidirectional overrides among them), surrogates, private-use and
+// unassigned code points, line and paragraph separators: none is shown to an operator.
+const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u;
+
+/**
+ * `backup_name` as Barman writes it: `str(name)`, not `repr()` (infofile.py has no dump function
+ * for it; the real repository holds `backup_name=before-incident`), stripped like every value.
+ */
+function backupName(text: string | null | undefined): string | null {
+  if (text === undefined || text === null || text === '') return null;
+  if ([...text].length > MAX_BACKUP_NAME_CHARS || UNPRINTABLE.test(text)) return null;
+  return text;
+}
 
 /** Splits the file into fields; `null` when it is not a well-formed field list. */
 function fieldsOf(text: string): Map<string, string> | null {
@@ -217,6 +240,7 @@ export function parseBackupInfo(bytes: Uint8Array): BackupInfoResult {
     encryption,
     tablespaceOids: tablespaceOids(r),
     hasError: typeof errorRaw === 'string' && errorRaw !== '',
+    name: backupName(r.raw('backup_name')),
     problems: r.problems,
   };
   return { ok: true, info };

@@ -31,6 +31,8 @@ export interface SyntheticBackup {
   readonly endTime: Date;
   readonly systemId?: string;
   readonly version?: number;
+  /** `backup_name`, written as Barman writes it (`str()`, the line only when named: `barman-cloud-backup -n`). */
+  readonly name?: string;
 }
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -119,6 +121,7 @@ export class SyntheticRepository {
       timeline: String(b.timeline),
       version: String(b.version ?? 150018),
       xlog_segment_size: String(g.segmentSize),
+      ...(b.name === undefined ? {} : { backup_name: b.name }),
     };
     return Object.keys(fields).sort().map((k) => `${k}=${fields[k]}\n`).join('');
   }
