@@ -8,7 +8,7 @@ import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
-import type { ScanOutput } from './commands/scan.ts';
+import type { ScanOptions, ScanOutput } from './commands/scan.ts';
 
 // Each command's modules (and through them the cloud SDKs) load only when that command runs: a
 // `viewer scan` or `probe` pays for what it uses, not for the web UI or the other servers.
@@ -33,7 +33,9 @@ commands:
   check-config  validate the configuration and print a summary without secrets
   scan          scan the configured scope once and print the evidence as JSON
                 (--output json, the default), as OpenMetrics text (--output openmetrics) or as
-                a short summary for a terminal (--output text)
+                a short summary for a terminal (--output text); --previous FILE continues
+                from the JSON document of the previous run (generation and gap memory);
+                --save FILE also writes that JSON document to FILE (whatever --output prints)
   console       the reference consumer: polls the sidecar over its socket and serves its cached
                 projection as a page, JSON and OpenMetrics on LISTEN_ADDR (docs/consumer.md)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
@@ -43,12 +45,24 @@ commands:
 
 const SCAN_OUTPUTS = { json: true, openmetrics: true, text: true } as const satisfies Record<ScanOutput, true>;
 
-/** `viewer scan`'s one option, `--output <format>` or `--output=<format>`; null for anything else. */
-function scanOutput(args: readonly string[]): ScanOutput | null {
-  if (args.length === 0) return 'json';
-  const [flag, next, ...more] = args;
-  const value = flag?.startsWith('--output=') === true && next === undefined ? flag.slice('--output='.length) : flag === '--output' && more.length === 0 ? next : undefined;
-  return value !== undefined && Object.hasOwn(SCAN_OUTPUTS, value) ? (value as ScanOutput) : null;
+/**
+ * `viewer scan`'s options: `--output <format>`, `--previous <file>` and `--save <file>`, each at most once, as
+ * `--name value` or `--name=value`; null for anything else.
+ */
+function scanOptions(args: readonly string[]): ScanOptions | null {
+  const given = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const m = /^--(output|previous|save)(?:=(.*))?$/.exec(arg);
+    if (m === null) return null;
+    const name = m[1] ?? '';
+    const value = m[2] ?? args[++i];
+    if (value === undefined || value === '' || given.has(name)) return null;
+    given.set(name, value);
+  }
+  const output = given.get('output') ?? 'json';
+  if (!Object.hasOwn(SCAN_OUTPUTS, output)) return null;
+  return { output: output as ScanOutput, previous: given.get('previous') ?? null, save: given.get('save') ?? null };
 }
 
 function loadConfig(): Config | null {
@@ -87,8 +101,8 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
     return EXIT.ok;
   }
   // Only `scan` takes arguments; a usage error is found before the environment is read.
-  const output = command === 'scan' ? scanOutput(rest) : null;
-  if ((command === 'scan' ? output === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe' && command !== 'console')) {
+  const scan = command === 'scan' ? scanOptions(rest) : null;
+  if ((command === 'scan' ? scan === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe' && command !== 'console')) {
     process.stderr.write(USAGE);
     return EXIT.usage;
   }
@@ -104,7 +118,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  if (command === 'scan') return (await commands.scan())(config, stop.signal, output ?? 'json');
+  if (command === 'scan') return (await commands.scan())(config, stop.signal, scan ?? undefined);
   return config.mode === 'sidecar' ? (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : (await commands.standalone())(config, stop.signal);
 }
 

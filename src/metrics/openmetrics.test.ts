@@ -22,6 +22,7 @@ interface DemoDocument {
   wal_ranges: WalRangeItem[];
   wal_gaps: WalGapItem[];
   recovery_paths: RecoveryPathItem[];
+  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[] } | null;
 }
 
 const FIXTURE = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'demo-scan.json');
@@ -285,6 +286,19 @@ describe('renderOpenMetrics on unknown evidence', () => {
     assert.equal(value(all, 'viewer_scan_attempt_duration_seconds'), 0.75);
     const none = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: null, archiveLagSeconds: null } })]));
     for (const n of ['viewer_store_time_at_scan_timestamp_seconds', 'viewer_archive_lag_seconds', 'viewer_scan_attempt_duration_seconds']) assert.ok(!names(none).has(n), n);
+  });
+
+  it('counts the gaps retention does not explain only where the gap classes are given, aligned with the gaps', async () => {
+    const classes = (demo.observations?.wal_gap_classes ?? []).map((c) => c.class);
+    assert.equal(classes.length, demo.wal_gaps.length);
+    const expected = (status: string) => demo.wal_gaps.filter((g, i) => g.status === status && classes[i] !== 'retention-expected').length;
+    const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: null, archiveLagSeconds: null, gapClasses: classes } })]));
+    for (const status of ['candidate', 'confirmed']) assert.equal(value(all, 'viewer_wal_gaps_unexplained', { status }), expected(status));
+    assert.ok(classes.includes('retention-expected') && value(all, 'viewer_wal_gaps_unexplained', { status: 'confirmed' }) + value(all, 'viewer_wal_gaps_unexplained', { status: 'candidate' }) < demo.wal_gaps.length, 'the demo\'s retention hole is left out');
+    const without = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: null, archiveLagSeconds: null } })]));
+    assert.ok(!names(without).has('viewer_wal_gaps_unexplained'), 'no classes: absent, never every gap');
+    const misaligned = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: null, archiveLagSeconds: null, gapClasses: classes.slice(1) } })]));
+    assert.ok(!names(misaligned).has('viewer_wal_gaps_unexplained'), 'classes that do not match the gaps one to one are not used');
   });
 
   it('keeps every fractional digit of a wire timestamp', async () => {

@@ -38,6 +38,11 @@ export interface ScopeObservations {
   readonly expectedMaxArchiveLagSeconds?: number | null;
   /** How long the last scan attempt took, successful or not. */
   readonly scanDurationSeconds?: number;
+  /**
+   * Each gap's class, in the order of `walGaps` (the scan knows it; the wire does not carry it):
+   * `retention-expected` is the hole the format's retention leaves, anything else is unexplained.
+   */
+  readonly gapClasses?: readonly string[];
 }
 
 /** One scope's published evidence. A `null` collection is unknown to the caller: its series are absent. */
@@ -219,6 +224,16 @@ const FAMILIES: readonly Family[] = [
     help: 'Gaps in the archived WAL by status.',
     labels: ['status'],
     samples: ({ walGaps }) => (walGaps === null ? [] : countBy(walGaps, GAP_STATUSES, (g) => g.status)),
+  },
+  {
+    name: 'viewer_wal_gaps_unexplained',
+    help: 'Gaps in the archived WAL that the format\'s retention does not explain, by status; absent where gap classes are unknown (a consumer).',
+    labels: ['status'],
+    samples: ({ walGaps, scope }) => {
+      const classes = scope.observations?.gapClasses;
+      if (walGaps === null || classes?.length !== walGaps.length) return [];
+      return countBy(walGaps.filter((_, i) => classes[i] !== 'retention-expected'), GAP_STATUSES, (g) => g.status);
+    },
   },
   {
     name: 'viewer_wal_missing_segments',

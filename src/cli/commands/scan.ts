@@ -10,6 +10,7 @@
  * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
  * publication fails its own validation.
  */
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
@@ -18,6 +19,7 @@ import type { Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { loadPreviousScan, memoryObservation, type Continuation, type PreviousObservations } from '../previous-scan.ts';
 import { scanText, type TextFacts } from './scan-text.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
@@ -40,6 +42,7 @@ function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: num
     newest_wal_received_at: isoOrNull(e.latestWalReceipt),
     archive_lag_seconds: archiveLagSeconds(e),
     expected_max_archive_lag_seconds: expectedMaxArchiveLagSeconds,
+    memory: memoryObservation(e),
   };
 }
 
@@ -55,14 +58,18 @@ export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds:
   };
 }
 
-export function scanDocument(p: Publication, evidence: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null = null): string {
+/**
+ * The JSON document. A resumed run whose attempt failed has no evidence of its own: it prints the
+ * observations carried from the previous document with the retained items, so the chain goes on.
+ */
+export function scanDocument(p: Publication, evidence: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null = null, carried: PreviousObservations | null = null): string {
   return JSON.stringify({
     snapshot: JSON.parse(p.snapshotJson) as unknown,
     backups: p.backups,
     wal_ranges: p.walRanges,
     wal_gaps: p.walGaps,
     recovery_paths: p.recoveryPaths,
-    observations: observations(evidence, expectedMaxArchiveLagSeconds),
+    observations: evidence === null && p.generation > 0 ? carried : observations(evidence, expectedMaxArchiveLagSeconds),
   });
 }
 
@@ -86,12 +93,23 @@ export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null
         archiveLagSeconds: known && evidence !== null ? archiveLagSeconds(evidence) : null,
         expectedMaxArchiveLagSeconds,
         scanDurationSeconds: attemptSeconds,
+        ...(known && evidence !== null ? { gapClasses: evidence.gapClasses } : {}),
       },
     },
   ]);
 }
 
-export async function runScan(config: Config, signal: AbortSignal, output: ScanOutput = 'json'): Promise<ExitCode> {
+export interface ScanOptions {
+  readonly output: ScanOutput;
+  /** `--previous FILE`: the JSON document of the previous run, continued exactly (generation, gap memory). */
+  readonly previous: string | null;
+  /** `--save FILE`: the JSON document is also written there (replaced atomically), whatever `output` prints. */
+  readonly save?: string | null;
+}
+
+export async function runScan(config: Config, signal: AbortSignal, options: ScanOptions = { output: 'json', previous: null }): Promise<ExitCode> {
+  const { output, previous } = options;
+  const save = options.save ?? null;
   const destination = config.destination;
   const server = config.mode === 'sidecar' ? config.serverName : config.serverNames?.length === 1 ? config.serverNames[0] : undefined;
   if (destination === null || server === undefined) {
@@ -100,6 +118,17 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
   }
   const scope = wireScope(config, { server, destination, endpointUrl: config.endpointUrl });
   const publisher = scope.publisher;
+  let continuation: Continuation | null = null;
+  if (previous !== null) {
+    const r = publisher.current.snapshot.identity.repository;
+    const read = await loadPreviousScan(previous, { fingerprint: r.destination_fingerprint, server: r.scope.name, provider: r.provider, format: r.format });
+    if (!read.ok) {
+      process.stderr.write(`viewer: scan --previous refused: ${read.reason}\n`);
+      return EXIT.config;
+    }
+    continuation = read.continuation;
+    publisher.resume(continuation);
+  }
   const meter = new BudgetMeter(scanBudget(config));
   const startedAt = new Date();
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(config.scan.timeoutSeconds * 1000)]);
@@ -138,9 +167,23 @@ export async function runScan(config: Config, signal: AbortSignal, output: ScanO
   }
   const evidence = publication.generation > 0 ? publisher.evidence : null;
   const expectedLag = config.retention.maxArchiveLagSeconds;
+  const document = `${scanDocument(publication, evidence, expectedLag, continuation?.observations ?? null)}\n`;
+  if (save !== null) {
+    // Written beside the file and renamed: a reader (the next run's --previous) never sees half a
+    // document. Saved before anything is printed, so a refused save prints nothing (exit 78).
+    const temporary = `${save}.${process.pid}.tmp`;
+    try {
+      await writeFile(temporary, document, { mode: 0o600 });
+      await rename(temporary, save);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      process.stderr.write(`viewer: scan --save could not write its file (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
+      return EXIT.config;
+    }
+  }
   if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag));
   else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag)));
-  else process.stdout.write(`${scanDocument(publication, evidence, expectedLag)}\n`);
+  else process.stdout.write(document);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
     return EXIT.failed;
