@@ -7,7 +7,6 @@
  * backup ID or body.
  */
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { correlate, EvidenceSource, projectionMetrics, type CorrelationResult, type OrchestratorBackup } from '../../client/index.ts';
 import { createLogger } from '../../common/log.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
@@ -16,6 +15,7 @@ import { createConsoleServer } from '../../surface/console/server.ts';
 import { SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
 import type { ConsoleConfig } from '../config/console-config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { listenOnTcp } from '../tcp-listen.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const optionalString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
@@ -101,19 +101,9 @@ export async function runConsole(config: ConsoleConfig, stop: AbortSignal, onLis
     metrics: () => projectionMetrics(source?.projection() ?? null, source?.status() ?? idle, evidence.enabled ? evidence.server : null, new Date()),
     logger: log,
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.listen.port, config.listen.host ?? undefined, () => resolve());
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
-    return EXIT.config;
-  }
-  const address = server.address() as AddressInfo;
-  const shown = config.listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shown}:${address.port}/`;
+  const listened = await listenOnTcp(server, config.listen);
+  if (!listened.ok) return EXIT.config;
+  const url = listened.url;
   process.stderr.write(`viewer: console on ${url}${evidence.enabled ? '' : ' (repository evidence not configured)'}\n`);
   onListening?.(url);
   source?.start();
