@@ -40,7 +40,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const refreshers: Refresher[] = [];
   // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
   const discovering = !demo && config.serverNames === null;
-  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null };
+  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null, discoveryFailure: null };
 
   const addScope = (server: string) => {
     const scope = wireScope(config, { server, destination, endpointUrl: demo ? null : config.endpointUrl });
@@ -70,13 +70,15 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const discover = async () => {
     try {
       const found = await discoverScopes(formatNamed(config.format), driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
-      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat };
+      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat, discoveryFailure: null };
       if (found.foreignFormat !== null) log.warn({ failure_category: 'incompatible_format' }, 'the destination holds another repository format');
       for (const n of found.servers) if (!views.has(n)) addScope(n);
     } catch (error) {
-      // A count that can no longer be confirmed is unknown, never the last number seen.
-      destinationFacts = { ...destinationFacts, unscopedObjects: null };
-      log.warn({ failure_category: categoryOf(error) }, 'discovery failed');
+      // A count that can no longer be confirmed is unknown, never the last number seen; the page
+      // states the failure and its category (a wrong bucket, denied, the store down), never "0 server scopes".
+      const category = categoryOf(error);
+      destinationFacts = { ...destinationFacts, unscopedObjects: null, discoveryFailure: category };
+      log.warn({ failure_category: category }, 'discovery failed');
     }
     if (!stop.aborted) {
       discovery = setTimeout(() => void discover(), config.refreshIntervalSeconds * 1000);
@@ -97,6 +99,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     trustedUserHeader: config.trustedUserHeader,
     retentionPolicy: config.retention.policyText,
     minimumRedundancy: config.retention.minimumRedundancy,
+    maxArchiveLagSeconds: config.retention.maxArchiveLagSeconds,
     walPageSize: config.walPageSize,
     demo,
     logger: log,

@@ -10,8 +10,9 @@ import { scanScope } from '../../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
-import { inventoryPage, PAGE_BOUNDS } from './pages.ts';
+import { inventoryPage, PAGE_BOUNDS, type PageContext } from './pages.ts';
 import { scopeView } from './scope-view.ts';
+import { parseRetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
 
 
@@ -28,7 +29,7 @@ describe('backup shelves', () => {
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('srv', publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 }), e);
     assert.deepEqual([...view.shelves], [['20260101T000100', 'completed'], ['20260101T000200', 'failed'], ['20260101T000300', 'in progress or abandoned']]);
-    const page = inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+    const page = inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
     for (const shelf of ['Completed (1)', 'Failed (1)', 'In progress or abandoned (1)']) assert.match(page, new RegExp(`<h3>${shelf.replace(/[()]/g, '\\$&')}</h3>`));
   });
 });
@@ -45,7 +46,7 @@ describe('inventory page bounds', () => {
     const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
-    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
     assert.equal(page.match(/class="gap-/g)?.length, PAGE_BOUNDS.gaps);
     assert.equal(page.match(/class="range"/g)?.length, 1, 'one bar for a lane with more ranges than the picture can show');
     assert.match(page, /Not drawn: 1999 later gaps/);
@@ -65,7 +66,7 @@ describe('what the inventory page says of the evidence', () => {
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return { publisher, e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
   }
-  const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, identity: null, retentionPolicy: null, minimumRedundancy: null, demo: false });
+  const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
   // A keep:standalone backup at 4–5, the hole retention leaves up to the next backup at 10, then a lost segment at 14.
   const repository = (repo: SyntheticRepository) => {
     repo.segments(1, 4, 5, minute(4));
@@ -88,7 +89,10 @@ describe('what the inventory page says of the evidence', () => {
     const failed = publisher.fail('unavailable', { startedAt: minute(200), finishedAt: minute(201), pages: 0, objects: 0 });
     const page = render(scopeView('srv', failed, e));
     const items = failed.backups.length + failed.recoveryPaths.length;
-    assert.equal(page.match(/class="state retained"/g)?.length, items);
+    const [top = '', rest = ''] = page.split('</dl>');
+    assert.equal(rest.match(/class="state retained"/g)?.length, items);
+    // The top facts judge from the same retained evidence: their badges are retained too.
+    assert.match(top.slice(top.indexOf('<dl class="top">')), /class="state retained"/);
     assert.doesNotMatch(page, /class="state healthy"/);
     assert.match(page, /retained from generation 1/);
   });
@@ -107,9 +111,153 @@ describe('what the inventory page says of the evidence', () => {
 
   it('discovery facts: the objects beside the scopes, and another format recognised', async () => {
     const { e, p } = await scanned(repository);
-    assert.match(render(scopeView('srv', p, e), { unscopedObjects: 3, foreignFormat: null }), /belong to no server scope: 3\./);
-    const foreign = render(scopeView('srv', p, e), { unscopedObjects: null, foreignFormat: 'stanza-repository' });
+    assert.match(render(scopeView('srv', p, e), { unscopedObjects: 3, foreignFormat: null, discoveryFailure: null }), /belong to no server scope: 3\./);
+    const foreign = render(scopeView('srv', p, e), { unscopedObjects: null, foreignFormat: 'stanza-repository', discoveryFailure: null });
     assert.match(foreign, /looks like a pgBackRest repository \(REPOSITORY_FORMAT=stanza-repository\)/);
     assert.match(foreign, /belong to no server scope: <span class="muted">unknown<\/span>/);
+  });
+});
+
+describe("the operator's four questions at the top of each server", () => {
+  const T = new Date('2026-11-21T10:00:00Z');
+  const minute = (n: number) => new Date(T.getTime() + n * 60_000);
+  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud };
+  type Expect = { policyText: string | null; minimumRedundancy: number | null };
+  async function view(build: (repo: SyntheticRepository, store: MemoryStore) => void, o: { clock?: Date | null; server?: string; expect?: Expect } = {}) {
+    const server = o.server ?? 'srv';
+    const store = new MemoryStore({ storeClock: () => (o.clock === undefined ? minute(25) : o.clock) });
+    build(new SyntheticRepository(store, `pg/${server}/`), store);
+    const x = o.expect ?? { policyText: null, minimumRedundancy: null };
+    const publisher = new Publisher({ ...identity, server }, { ...x, policy: x.policyText === null ? null : parseRetentionPolicy(x.policyText) }, 3_600_000);
+    const e = await scanScope({ format: archiveCloud, server, root: `pg/${server}/`, driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    const p = publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 });
+    assert.deepEqual(p.violations, []);
+    return scopeView(server, p, e);
+  }
+  const ctx = (scopes: PageContext['scopes'], more: Partial<PageContext> = {}): PageContext => ({ scopes, destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false, ...more });
+  /** The top facts as text: tags dropped, entities decoded, whitespace collapsed. */
+  const topText = (page: string) => {
+    const top = /<dl class="top">([\s\S]*?)<\/dl>/.exec(page)?.[1] ?? '';
+    return top.replace(/<\/?(dt|dd|li|ul|div)>/g, ' ').replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim();
+  };
+  // Segments 1..20 received a minute apart from minute 0 (the newest at minute 19); the store's clock says minute 25.
+  const HOSTILE = '<script>alert(1)</script>';
+  const healthy = (repo: SyntheticRepository) => {
+    repo.segments(1, 1, 20, minute(0));
+    repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(1), endTime: minute(3), name: HOSTILE, keep: 'full' });
+    repo.backup({ id: '20261121T100800', timeline: 1, beginPosition: 8, endPosition: 9, status: 'FAILED', beginTime: minute(8), endTime: minute(9) });
+    repo.backup({ id: '20261121T101500', timeline: 1, beginPosition: 15, endPosition: 15, withoutInfo: true, beginTime: minute(15), endTime: minute(15) });
+  };
+
+  it('names the newest WAL by the store clock, the backup to restore from, why not the newer ones, and how far coverage reaches', async () => {
+    const page = inventoryPage(ctx([await view(healthy)]));
+    assert.equal(
+      topText(page),
+      'Newest WAL received 2026-11-21 10:19:00Z (store time), 6 min before the scan by the store\'s clock ' +
+        'Archive lag 6 min; no maximum is configured (EXPECTED_MAX_ARCHIVE_LAG), so it is shown, not judged ' +
+        'Backup to restore from (timeline 1) 20261121T100100 <script>alert(1)</script> keep:full, ended 2026-11-21 10:03:00Z healthy: the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline 1. ' +
+        'Not a newer one: 20261121T101500 (time unknown): not structurally usable (backup-info-missing) 20261121T100800: not structurally usable (backup-failed) ' +
+        'Observed recovery coverage reaches WAL received up to 2026-11-21 10:19:00Z (store time; a receipt time, not a transaction time), segment 000000010000000000000014 on timeline 1, from 20261121T100100 <script>alert(1)</script> keep:full',
+    );
+    assert.doesNotMatch(page, /restorable until|exact recovery window|restore guaranteed|restore verified/i);
+  });
+
+  it('shows each backup by its name and keep status, escaped; the wire items carry neither', async () => {
+    const v = await view(healthy);
+    const page = inventoryPage(ctx([v]));
+    assert.doesNotMatch(page, /<script/i);
+    assert.match(page, /<tr><td><code>20261121T100100<\/code><\/td><td>&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/td><td>full<\/td>/);
+    assert.match(page, /<tr><td><code>20261121T100800<\/code><\/td><td>-<\/td><td>-<\/td>/);
+    for (const b of v.publication.backups) assert.doesNotMatch(JSON.stringify(b), /script|label|backup_name|"keep"/);
+  });
+
+  it('when no path reaches the frontier it says so and names the furthest path and its stop', async () => {
+    const v = await view((repo) => {
+      repo.segments(1, 1, 20, minute(0), { missing: [12] });
+      repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(1), endTime: minute(3) });
+      repo.backup({ id: '20261121T100500', timeline: 1, beginPosition: 5, endPosition: 6, beginTime: minute(5), endTime: minute(6), name: 'before-migration' });
+    });
+    const text = topText(inventoryPage(ctx([v])));
+    const confirmed = v.publication.walGaps[0]?.status === 'confirmed';
+    const stop = confirmed ? 'missing WAL after 00000001000000000000000B (gap-limited)' : 'a candidate gap after 00000001000000000000000B (candidate-limited)';
+    assert.match(text, new RegExp(`Backup to restore from \\(timeline 1\\) ${confirmed ? 'unhealthy' : 'warning'} none: no backup's observed recovery coverage reaches the newest WAL of timeline 1\\. The furthest path, from 20261121T100500 before-migration, stops at ${stop.replace(/[()]/g, '\\$&')}\\.`));
+    assert.match(text, /Why not each backup: 20261121T100500 before-migration: its path stops at .* 20261121T100100: its path stops at /);
+    assert.match(text, /Observed recovery coverage reaches only to WAL received at 2026-11-21 10:10:00Z \(store time\), segment 00000001000000000000000B, from 20261121T100500 before-migration: short of the newest WAL/);
+  });
+
+  it('judges the lag only against a configured expectation, and never calls an unmeasured lag zero', async () => {
+    const v = await view(healthy);
+    const lag = (max: number | null, w = v) => /Archive lag (.*?) Backup to restore/.exec(topText(inventoryPage(ctx([w], { maxArchiveLagSeconds: max }))))?.[1];
+    assert.equal(lag(60), "warning 6 min, over the expected maximum of 1 min (archive-lag-over-expectation): by the store's clock the newest WAL is 6 min old. A database with no writes archives nothing, so this says look at the archiving, not that it failed.");
+    assert.equal(lag(3_600), 'healthy 6 min, within the expected maximum of 1 h');
+    assert.equal(lag(null), '6 min; no maximum is configured (EXPECTED_MAX_ARCHIVE_LAG), so it is shown, not judged');
+    const noClock = await view(healthy, { clock: null });
+    assert.equal(lag(null, noClock), 'unknown unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured');
+    assert.equal(lag(60, noClock), 'unknown unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured; the expected maximum of 1 min cannot be checked (archive-lag-unknown)');
+    assert.match(topText(inventoryPage(ctx([noClock]))), /Newest WAL received 2026-11-21 10:19:00Z \(store time\), how long before the scan is unknown: the store sent no clock reading/);
+  });
+
+  it('lists recent objects newest first, and on one receipt time the later key (the newer segment) first', async () => {
+    const v = await view((repo) => {
+      repo.segments(1, 1, 3, minute(0));
+      // Four segments stamped in the same second, as an archiver catching up sends them.
+      repo.segments(1, 4, 7, minute(5), { stepMs: 0 });
+    });
+    assert.deepEqual(v.recentObjects.map((o) => [o.key, o.receivedAt.slice(11, 19)]), [
+      ['wals/0000000100000000/000000010000000000000007', '10:05:00'],
+      ['wals/0000000100000000/000000010000000000000006', '10:05:00'],
+      ['wals/0000000100000000/000000010000000000000005', '10:05:00'],
+      ['wals/0000000100000000/000000010000000000000004', '10:05:00'],
+      ['wals/0000000100000000/000000010000000000000003', '10:02:00'],
+      ['wals/0000000100000000/000000010000000000000002', '10:01:00'],
+      ['wals/0000000100000000/000000010000000000000001', '10:00:00'],
+    ]);
+    const page = inventoryPage(ctx([v]));
+    const shown = [...page.matchAll(/<tr><td><code>wals\/0000000100000000\/(\w+)<\/code>/g)].map((m) => m[1]?.slice(-2));
+    assert.deepEqual(shown, ['07', '06', '05', '04', '03', '02', '01']);
+  });
+
+  it('states a failed discovery with its category instead of "0 server scopes"', () => {
+    const page = inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'not_found' } }));
+    assert.match(page, /Server scopes: <span class="muted">unknown<\/span>, discovery failed\./);
+    assert.match(page, /<strong>Discovery failed \(not_found\):<\/strong> the bucket or container does not exist; check DESTINATION_PATH\. No server scope is known/);
+    assert.doesNotMatch(page, /0 server scopes/);
+    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'authorization' } })), /Discovery failed \(authorization\):<\/strong> the credentials may not list the destination/);
+    // Found nothing, and said so: an empty destination is not a failure.
+    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: 0, foreignFormat: null, discoveryFailure: null } })), /0 server scopes\./);
+  });
+
+  it('shows the retention verdict beside the expectation it is about', async () => {
+    const policy = { policyText: 'RECOVERY WINDOW OF 7 DAYS', minimumRedundancy: 1 };
+    const v = await view(healthy, { expect: policy });
+    const page = inventoryPage(ctx([v], { retentionPolicy: policy.policyText, minimumRedundancy: 1 }));
+    assert.match(page, /<span>Expected retention<\/span><span>RECOVERY WINDOW OF 7 DAYS <span class="state warning">warning<\/span> No usable backup covers the configured recovery window\.<\/span>/);
+    assert.match(page, /<span>Minimum redundancy<\/span><span>1 expected, 1 structurally usable<\/span>/);
+    const unmet = await view(healthy, { expect: { policyText: null, minimumRedundancy: 3 } });
+    const page2 = inventoryPage(ctx([unmet], { minimumRedundancy: 3 }));
+    assert.match(page2, /<span>Expected retention<\/span><span>not configured<\/span>/);
+    assert.match(page2, /<span>Minimum redundancy<\/span><span>3 expected, 1 structurally usable <span class="state unhealthy">unhealthy<\/span> Fewer structurally usable backups than the configured minimum\.<\/span>/);
+  });
+
+  it('many servers: a fleet table first, one row per server linking to its section', async () => {
+    const views = [];
+    for (let i = 0; i < 30; i++) {
+      const server = `pg-${String(i).padStart(2, '0')}`;
+      views.push(await view((repo) => {
+        repo.segments(1, 1, 10, minute(i), { missing: i % 7 === 3 ? [6] : [] });
+        repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(1), endTime: minute(3), ...(i % 2 === 0 ? { name: `nightly-${i}` } : {}) });
+      }, { server }));
+    }
+    const page = inventoryPage(ctx(views, { maxArchiveLagSeconds: 15 * 60 }));
+    const fleet = /<table class="fleet">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+    const rows = [...fleet.matchAll(/<tr><td><a href="#server-([\w-]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(rows, views.map((v) => v.server));
+    for (const v of views) assert.match(page, new RegExp(`<section id="server-${v.server}"`));
+    assert.ok(page.indexOf('class="fleet"') < page.indexOf('<section id="server-'), 'the fleet table comes first');
+    // pg-00: newest WAL at minute 9, clock at minute 25: 16 min, over 15 min. pg-03 lost segment 6.
+    assert.match(fleet, /<a href="#server-pg-00"><code>pg-00<\/code><\/a><\/td><td><span class="state [a-z]+">[a-z]+<\/span><\/td>\n<td><code>20261121T100100<\/code> <span class="label" title="backup name">nightly-0<\/span> <span class="state healthy">healthy<\/span> <span class="muted">ended <time datetime="[^"]+">2026-11-21 10:03:00Z<\/time><\/span><\/td>\n<td>16 min <span class="state warning">warning<\/span> over 15 min<\/td>\n<td>none<\/td>/);
+    assert.match(fleet, /<a href="#server-pg-03">[\s\S]*?<td>13 min<\/td>\n<td>1 (candidate|confirmed)<\/td>/);
+    const single = inventoryPage(ctx([views[0] ?? assert.fail()]));
+    assert.doesNotMatch(single, /class="fleet"/);
   });
 });

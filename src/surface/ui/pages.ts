@@ -1,18 +1,23 @@
 /**
  * The standalone pages, rendered on the server from the last publication of each scope: `/` (the
- * inventory: freshness, totals, backups by kind, observed recovery coverage per timeline, a
- * timeline picture, expectations, recent objects) and `/wals` (the compact WAL evidence with
- * filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
+ * inventory: with more than one server a fleet table first; per server the operator's four
+ * questions at the top (newest WAL received by the store's clock, the archive lag against its
+ * expectation, the backup to restore from for the newest timeline and why not a newer one, how
+ * far its observed recovery coverage reaches), then freshness, totals, backups by kind with their
+ * names, observed recovery coverage per timeline, a timeline picture, expectations, recent
+ * objects) and `/wals` (the compact WAL evidence with filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
  * While a publication is stale or holds no complete generation, every item's state is shown as
  * retained historical evidence, never as current health (the wire keeps the item states).
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
-import type { ForeignFormat, Shelf } from '../../format/seam.ts';
+import type { FailureCategory } from '../../contract/primitives.ts';
+import type { BackupLabel, ForeignFormat, Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { html, raw, type Raw } from './html.ts';
+import { backupTime, durationText, restoreChoice, type WhyNot } from './restore-choice.ts';
 
 export interface ScopeView {
   readonly server: string;
@@ -31,6 +36,20 @@ export interface ScopeView {
   readonly empty: boolean;
   /** Each backup's shelf, as its format's verdict and evidence decided it (by backup id). */
   readonly shelves: ReadonlyMap<string, Shelf>;
+  /** What operators know each backup by: its name and keep status (by backup id). */
+  readonly labels: ReadonlyMap<string, BackupLabel>;
+  /** The store's clock against the newest WAL at the last complete scan; null before one. */
+  readonly clock: StoreClock | null;
+}
+
+/** Receipt times and the scan's time, all by the store's own clock (RFC 3339). */
+export interface StoreClock {
+  /** The store's clock at the scan; null when it sent no clock reading. */
+  readonly storeTimeAtScan: string | null;
+  /** The newest receipt time of any WAL object; null when none was received. */
+  readonly newestWalReceivedAt: string | null;
+  /** Store time at the scan minus the newest WAL receipt, in seconds; null when either is unknown. */
+  readonly archiveLagSeconds: number | null;
 }
 
 /** The key a gap's class is found by: one gap per timeline and start position. */
@@ -41,6 +60,8 @@ export interface DestinationFacts {
   /** Objects that belong to no scope; null while unknown. */
   readonly unscopedObjects: number | null;
   readonly foreignFormat: ForeignFormat | null;
+  /** The category of the last discovery's failure (a wrong bucket, denied, the store down); null after a success. */
+  readonly discoveryFailure: FailureCategory | null;
 }
 
 export interface PageContext {
@@ -50,6 +71,8 @@ export interface PageContext {
   readonly identity: string | null;
   readonly retentionPolicy: string | null;
   readonly minimumRedundancy: number | null;
+  /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds; null when not configured (the lag is shown, never judged). */
+  readonly maxArchiveLagSeconds: number | null;
   readonly demo: boolean;
 }
 
@@ -71,6 +94,10 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 .lane{fill:#f0f2f5}.range{fill:#2f6f9f}.gap-confirmed{fill:url(#hatch);stroke:#8b0000}.gap-candidate{fill:#fff;stroke:#7a4d00;stroke-dasharray:3 2}
 .gap-retention{fill:#e4e7eb;stroke:#5b6470;stroke-dasharray:1 2}
 .backup{fill:#1b1f24}.fork{stroke:#555;stroke-dasharray:2 2}.frontier{stroke:#145a32;stroke-width:2}
+.top{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:10px 0 14px;padding:10px 14px;background:#f3f7fb;border:1px solid #c5d3e2;border-radius:6px;font-size:14px}
+.top dt{font-weight:600}.top dd{margin:0}.top ul{margin:2px 0 0;padding-left:18px}
+.label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px}
+.fleet td{white-space:nowrap}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
@@ -153,7 +180,8 @@ ${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_pos
 <p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape ${retentionOf(v)} leaves before backups kept standalone ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
 }
 
-function coverage(paths: readonly RecoveryPathItem[], retained: boolean): Raw {
+function coverage(v: ScopeView, retained: boolean): Raw {
+  const paths = v.publication.recoveryPaths;
   if (paths.length === 0) return html`<p class="muted">No completed backup, so no recovery path.</p>`;
   const byTarget = new Map<number, RecoveryPathItem[]>();
   for (const r of paths) {
@@ -170,7 +198,7 @@ function coverage(paths: readonly RecoveryPathItem[], retained: boolean): Raw {
     const rows = list.slice(-PAGE_BOUNDS.pathsPerTarget);
     return html`<h3>Observed recovery coverage to timeline ${t}</h3>${list.length > rows.length ? html`<p class="muted">The ${rows.length} newest of ${list.length} paths.</p>` : ''}
 <table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${itemState(r.state, retained)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
+${rows.map((r) => html`<tr><td>${backupRef(v, r.backup_id)}</td><td>${itemState(r.state, retained)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
 </tbody></table>`;
   })}`;
 }
@@ -178,61 +206,225 @@ ${rows.map((r) => html`<tr><td><code>${r.backup_id}</code></td><td>${itemState(r
 /** The catalog's shelves, kept apart as the spec asks, in the order the page shows them. */
 const SHELVES: readonly Shelf[] = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'];
 
-function backups(items: readonly BackupItem[], shelves: ReadonlyMap<string, Shelf>, retained: boolean): Raw {
+function backups(v: ScopeView, retained: boolean): Raw {
+  const items = v.publication.backups;
+  const shelves = v.shelves;
   if (items.length === 0) return html`<p class="muted">No backup directory.</p>`;
   // A backup the evidence has no shelf for (none should exist) is never shown as completed.
   const shelfOf = (b: BackupItem): Shelf => shelves.get(b.backup_id) ?? 'structurally incomplete';
   return html`${SHELVES.map((k) => {
     const rows = items.filter((b) => shelfOf(b) === k);
     return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
-<table><thead><tr><th>backup</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+<table><thead><tr><th>backup</th><th>name</th><th>keep</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
+${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
 </tbody></table>`;
   })}`;
+}
+
+/** A backup as operators know it: its id, and the name and keep status its format's tools list. */
+function backupRef(v: ScopeView, id: string): Raw {
+  const l = v.labels.get(id);
+  return html`<code>${id}</code>${l?.name == null ? '' : html` <span class="label" title="backup name">${l.name}</span>`}${l?.keep == null ? '' : html` <span class="muted">keep:${l.keep}</span>`}`;
+}
+
+/** Where a recovery path ends, in words, with its stop code. */
+function stopPhrase(v: ScopeView, path: RecoveryPathItem): Raw {
+  const after = path.frontier_wal === null ? '' : html` after <code>${path.frontier_wal}</code>`;
+  switch (path.stop) {
+    case 'frontier':
+      return html`reaches the newest WAL (frontier)`;
+    case 'candidate-limited':
+      return html`stops at a candidate gap${after} (candidate-limited)`;
+    case 'unknown-limited':
+      return html`stops where the timeline history is unknown${after} (unknown-limited)`;
+    case 'gap-limited':
+      return path.reason.code === 'standalone-retention-limited'
+        ? html`stops at the hole ${retentionOf(v)} leaves after a backup kept standalone${after} (gap-limited)`
+        : html`stops at missing WAL${after} (gap-limited)`;
+  }
+}
+
+function whyNot(v: ScopeView, b: BackupItem, w: WhyNot, timeline: number): Raw {
+  switch (w.kind) {
+    case 'not-usable':
+      return html`not structurally usable (${b.reason.code})`;
+    case 'no-path':
+      return html`no observed recovery path to timeline ${timeline}${b.timeline !== null && b.timeline !== timeline ? html` (taken on timeline ${b.timeline})` : ''}`;
+    case 'stops':
+      return html`its path ${stopPhrase(v, w.path)}`;
+    case 'path-not-usable':
+      return html`its path reaches the newest WAL but is ${w.path.state} (${w.path.reason.code})`;
+  }
+}
+
+/** How many passed-over backups the top facts name; the catalog below lists every one. */
+const PASSED_OVER_SHOWN = 8;
+
+/**
+ * The operator's four questions, answered first: is WAL still arriving (the newest received, by
+ * the store's clock), is that within the expectation, which backup to restore from for the newest
+ * timeline (and why not a newer one), and how far its observed recovery coverage reaches.
+ */
+function topFacts(v: ScopeView, ctx: PageContext, retained: boolean): Raw {
+  const p = v.publication;
+  const c = v.clock;
+  if (c === null || p.snapshot.evidence_generation === 0) {
+    return html`<dl class="top"><dt>Newest WAL received</dt><dd>${when(null)} until a scan completes</dd><dt>Backup to restore from</dt><dd>${when(null)} until a scan completes</dd></dl>`;
+  }
+  const badge = (s: string) => itemState(s, retained);
+  const max = ctx.maxArchiveLagSeconds;
+  const lag = c.archiveLagSeconds;
+  const expected = max === null ? '' : durationText(max);
+  const newest = c.newestWalReceivedAt === null
+    ? html`none: no WAL object was received`
+    : html`${when(c.newestWalReceivedAt)} (store time), ${lag === null ? html`how long before the scan is unknown: the store sent no clock reading` : html`${durationText(lag)} before the scan by the store's clock`}`;
+  const lagText = c.newestWalReceivedAt === null
+    ? html`${badge('unknown')} unknown: no WAL received${max === null ? '' : html`; expected at most ${expected}`}`
+    : lag === null
+      ? html`${badge('unknown')} unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured${max === null ? '' : html`; the expected maximum of ${expected} cannot be checked (archive-lag-unknown)`}`
+      : max === null
+        ? html`${durationText(lag)}; no maximum is configured (EXPECTED_MAX_ARCHIVE_LAG), so it is shown, not judged`
+        : lag > max
+          ? html`${badge('warning')} ${durationText(lag)}, over the expected maximum of ${expected} (archive-lag-over-expectation): by the store's clock the newest WAL is ${durationText(lag)} old. A database with no writes archives nothing, so this says look at the archiving, not that it failed.`
+          : html`${badge('healthy')} ${durationText(lag)}, within the expected maximum of ${expected}`;
+  const rc = restoreChoice(p.backups, p.recoveryPaths, p.walRanges.map((r) => r.timeline));
+  const passed = rc.passedOver.slice(0, PASSED_OVER_SHOWN);
+  const more = rc.passedOver.length - passed.length;
+  const passedList = (heading: string) => (passed.length === 0 || rc.timeline === null ? '' : html`<div>${heading}</div><ul>${passed.map(({ backup, why }) => html`<li>${backupRef(v, backup.backup_id)}${backupTime(backup) === null ? ' (time unknown)' : ''}: ${whyNot(v, backup, why, rc.timeline ?? 0)}</li>`)}${more > 0 ? html`<li class="muted">and ${more} more (the catalog below lists every backup)</li>` : ''}</ul>`);
+  let restore: Raw;
+  let reach: Raw;
+  if (rc.timeline === null) {
+    restore = html`none: no WAL was observed, so no recovery path reaches any`;
+    reach = html`none observed`;
+  } else if (rc.chosen !== null) {
+    const { backup, path } = rc.chosen;
+    restore = html`${backupRef(v, backup.backup_id)}, ended ${when(backup.end_at)} ${badge(path.state)}: the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline ${rc.timeline}.${passedList('Not a newer one:')}`;
+    reach = html`WAL received up to ${when(path.frontier_receipt_at)} (store time; a receipt time, not a transaction time), segment <code>${path.frontier_wal ?? '-'}</code> on timeline ${path.frontier_timeline ?? '-'}, from ${backupRef(v, backup.backup_id)}`;
+  } else {
+    const f = rc.furthest;
+    // The scope's coverage verdict, which judges exactly this: no path to the frontier.
+    restore = html`${state(detailsView(p.snapshot.details).coverage.state)} none: no backup's observed recovery coverage reaches the newest WAL of timeline ${rc.timeline}. ${f === null
+      ? (p.backups.some((b) => b.state === 'healthy' || b.state === 'warning') ? html`No structurally usable backup has a path to timeline ${rc.timeline}.` : html`No backup is structurally usable.`)
+      : html`The furthest path, from ${backupRef(v, f.backup.backup_id)}, ${stopPhrase(v, f.path)}.`}${passedList('Why not each backup:')}`;
+    reach = f === null
+      ? html`none observed to timeline ${rc.timeline}`
+      : html`only to WAL received at ${when(f.path.frontier_receipt_at)} (store time), segment <code>${f.path.frontier_wal ?? '-'}</code>, from ${backupRef(v, f.backup.backup_id)}: short of the newest WAL`;
+  }
+  return html`<dl class="top">
+<dt>Newest WAL received</dt><dd>${newest}</dd>
+<dt>Archive lag</dt><dd>${lagText}</dd>
+<dt>Backup to restore from${rc.timeline === null ? '' : html` (timeline ${rc.timeline})`}</dt><dd>${restore}</dd>
+<dt>Observed recovery coverage reaches</dt><dd>${reach}</dd>
+</dl>`;
+}
+
+/** Retention reasons by the expectation they are about; the others concern every expectation configured. */
+const POLICY_REASONS = new Set(['retention-policy-unrecognized', 'redundancy-policy-not-met', 'recovery-window-not-covered']);
+const MINIMUM_REASONS = new Set(['minimum-redundancy-not-met']);
+
+function expectations(v: ScopeView, ctx: PageContext): Raw {
+  const d = detailsView(v.publication.snapshot.details);
+  const r = d.retention;
+  const verdict = (about: ReadonlySet<string>, other: ReadonlySet<string>) =>
+    about.has(r.reason.code) || (!other.has(r.reason.code) && r.reason.code !== 'no-expectation-configured') ? html` ${state(r.state)} ${r.reason.message}` : '';
+  const policy = ctx.retentionPolicy === null ? html`not configured` : html`${ctx.retentionPolicy}${verdict(POLICY_REASONS, MINIMUM_REASONS)}`;
+  const minimum = ctx.minimumRedundancy === null
+    ? html`not configured`
+    : html`${ctx.minimumRedundancy} expected, ${count(d.structurallyUsable)} structurally usable${verdict(MINIMUM_REASONS, POLICY_REASONS)}`;
+  return html`<span>Expected retention</span><span>${policy}</span>
+<span>Minimum redundancy</span><span>${minimum}</span>
+<span>Maximum archive lag</span><span>${ctx.maxArchiveLagSeconds === null ? 'not configured' : durationText(ctx.maxArchiveLagSeconds)}</span>`;
 }
 
 function scopeSection(v: ScopeView, ctx: PageContext): Raw {
   const s = v.publication.snapshot;
   const d = detailsView(s.details);
   const limits = [d.rangesTruncated ? 'WAL ranges' : '', d.diagnosticsTruncated ? 'diagnostics' : '', s.inventory.last_failure_category === 'safety_limit' ? 'scan budget' : ''].filter(Boolean);
-  const usable = d.structurallyUsable;
   const retained = retainedOf(v);
-  return html`<section aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
+  return html`<section id="server-${v.server}" aria-labelledby="scope-${v.server}"><h2 id="scope-${v.server}">Server <code>${v.server}</code> ${state(s.state)}</h2>
 <p>${s.reason.message}</p>
 ${retained && s.evidence_generation > 0 ? html`<p class="notice">The evidence below is retained from generation ${s.evidence_generation}, completed ${when(s.completed_at)}: it is historical, not current health. Every item is marked "retained".</p>` : ''}
 ${v.empty ? html`<p class="notice">No backup directory and no WAL were found at this server's location. Check DESTINATION_PATH and the server name.</p>` : ''}
+${topFacts(v, ctx, retained)}
 <div class="facts">
 <span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
 <span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
+<span>Store's clock at the scan</span><span>${v.clock === null ? when(null) : v.clock.storeTimeAtScan === null ? html`<span class="muted">not sent by the store</span>` : when(v.clock.storeTimeAtScan)}</span>
 <span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}`}</span>
 <span>Safety limits reached</span><span>${limits.length === 0 ? 'none' : limits.join(', ')}</span>
 <span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${count(s.inventory.stored_bytes)}</span>
 <span>WAL continuity</span><span>${state(d.wal.state)} ${d.wal.reason.message}</span>
 <span>Timelines</span><span>${state(d.timeline.state)} ${d.timeline.reason.message}</span>
 <span>Observed recovery coverage</span><span>${state(d.coverage.state)} ${d.coverage.reason.message}</span>
-<span>Expected retention</span><span>${ctx.retentionPolicy ?? 'not configured'}</span>
-<span>Minimum redundancy</span><span>${ctx.minimumRedundancy === null ? 'not configured' : html`${ctx.minimumRedundancy} expected, ${count(usable)} structurally usable`} ${state(d.retention.state)}</span>
+${expectations(v, ctx)}
 </div>
 <h3>Timelines and WAL</h3>${picture(v)}
-<h3>Backups</h3>${backups(v.publication.backups, v.shelves, retained)}
-${coverage(v.publication.recoveryPaths, retained)}
+<h3>Backups</h3>${backups(v, retained)}
+${coverage(v, retained)}
 <h3>Recently received objects</h3>
-${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<table><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
+${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted">Newest first; on one receipt time, the key that sorts last first.</p><table class="recent"><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
 </section>`;
 }
 
 /** The other formats the destination can be recognised as, by their REPOSITORY_FORMAT value (D-60). */
 const FOREIGN_FORMATS: Record<ForeignFormat, string> = { 'stanza-repository': 'a pgBackRest repository (REPOSITORY_FORMAT=stanza-repository), not archive-cloud' };
 
-function destinationNotes(d: DestinationFacts | null): Raw {
+/** What a discovery failure's category most often means at a destination. */
+const DISCOVERY_FAILURES: Record<FailureCategory, string> = {
+  not_found: 'the bucket or container does not exist; check DESTINATION_PATH',
+  authentication: 'the store did not accept the credentials',
+  authorization: 'the credentials may not list the destination',
+  unavailable: 'the store could not be reached or answered with an error',
+  timeout: 'listing the destination took too long',
+  throttled: 'the store throttled the listing',
+  safety_limit: 'the destination holds more than discovery lists',
+  incompatible_format: 'the destination does not hold this repository format',
+  invalid_configuration: 'the destination is not configured correctly',
+  canceled: 'the listing was canceled',
+};
+
+function destinationNotes(d: DestinationFacts | null, scopes: number): Raw {
   if (d === null) return html``;
-  return html`${d.foreignFormat === null ? '' : html`<p class="notice">The destination looks like ${FOREIGN_FORMATS[d.foreignFormat]} (incompatible_format): its <code>archive/</code> and <code>backup/</code> areas are not read as servers.</p>`}
+  return html`${d.discoveryFailure === null ? '' : html`<p class="notice error" role="alert"><strong>Discovery failed (${d.discoveryFailure}):</strong> ${DISCOVERY_FAILURES[d.discoveryFailure]}. ${scopes === 0 ? 'No server scope is known, so nothing below is evidence of an empty destination.' : 'The server scopes below are those an earlier discovery found.'} Discovery is retried every refresh interval.</p>`}
+${d.foreignFormat === null ? '' : html`<p class="notice">The destination looks like ${FOREIGN_FORMATS[d.foreignFormat]} (incompatible_format): its <code>archive/</code> and <code>backup/</code> areas are not read as servers.</p>`}
 <p>Objects under the destination that belong to no server scope: ${count(d.unscopedObjects)}.</p>`;
 }
 
+/** One row per server, linking to its section: with many servers, the page is read from here. */
+function fleet(ctx: PageContext): Raw {
+  if (ctx.scopes.length < 2) return html``;
+  const max = ctx.maxArchiveLagSeconds;
+  const rows = ctx.scopes.map((v) => {
+    const p = v.publication;
+    const retained = retainedOf(v);
+    const newest = [...p.backups].filter((b) => backupTime(b) !== null).sort((a, b) => (backupTime(b) ?? 0) - (backupTime(a) ?? 0) || (a.backup_id < b.backup_id ? 1 : -1))[0];
+    const lag = v.clock?.archiveLagSeconds ?? null;
+    const open = p.walGaps.filter((g) => !isRetentionGap(v, g));
+    const confirmed = open.filter((g) => g.status === 'confirmed').length;
+    const candidate = open.length - confirmed;
+    const expected = p.walGaps.length - open.length;
+    const gaps = open.length === 0 ? html`none` : html`${confirmed > 0 ? `${confirmed} confirmed` : ''}${confirmed > 0 && candidate > 0 ? ', ' : ''}${candidate > 0 ? `${candidate} candidate` : ''}`;
+    return html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td><td>${state(p.snapshot.state)}</td>
+<td>${newest === undefined ? html`<span class="muted">none</span>` : html`${backupRef(v, newest.backup_id)} ${itemState(newest.state, retained)} <span class="muted">ended ${when(newest.end_at)}</span>`}</td>
+<td>${lag === null ? html`<span class="muted">unknown</span>` : html`${durationText(lag)}${max !== null && lag > max ? html` ${itemState('warning', retained)} over ${durationText(max)}` : ''}`}</td>
+<td>${p.snapshot.evidence_generation === 0 ? html`<span class="muted">unknown</span>` : gaps}${expected > 0 ? html` <span class="muted">(${expected} from retention, expected)</span>` : ''}</td>
+<td>${state(detailsView(p.snapshot.details).coverage.state)}</td></tr>`;
+  });
+  return html`<section aria-labelledby="fleet"><h2 id="fleet">Servers (${ctx.scopes.length})</h2>
+<table class="fleet"><thead><tr><th>server</th><th>state</th><th>newest backup</th><th>archive lag</th><th>WAL gaps</th><th>coverage</th></tr></thead><tbody>
+${rows}
+</tbody></table></section>`;
+}
+
 export function inventoryPage(ctx: PageContext): string {
-  const body = html`<section><h2>Repository</h2><p>${ctx.scopes.length} server scope${ctx.scopes.length === 1 ? '' : 's'}: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.
-Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination)}</section>
+  const n = ctx.scopes.length;
+  const failed = ctx.destination?.discoveryFailure != null;
+  const scopes = n === 0 && failed
+    ? html`Server scopes: <span class="muted">unknown</span>, discovery failed.`
+    : html`${n} server scope${n === 1 ? '' : 's'}${n === 0 ? '.' : html`: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.`}`;
+  const body = html`<section><h2>Repository</h2><p>${scopes}
+Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination, n)}</section>
+${fleet(ctx)}
 ${ctx.scopes.map((v) => scopeSection(v, ctx))}`;
   return layout('Inventory', ctx, body);
 }

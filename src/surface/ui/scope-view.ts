@@ -1,16 +1,34 @@
 /**
  * What the standalone pages show of one scope: its publication plus the operator-only facts of the
  * last complete scan (recent objects, `.partial` segments, history files, timeline forks, which
- * gaps have the shape the format's retention leaves, whether the location was empty), which never
- * travel on the wire.
+ * gaps have the shape the format's retention leaves, whether the location was empty, what each
+ * backup is known by, the store's clock against the newest WAL), which never travel on the wire.
  */
-import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
+import type { RecentObject, ScopeEvidence } from '../../evidence/scope-scan.ts';
+import { archiveLagSeconds } from '../../evidence/summary.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry, positionOfLsn } from '../../postgres/wal.ts';
 import type { Publication } from '../../publication/publisher.ts';
+import { compareKeyBytes } from '../../store/key-order.ts';
 import { gapKey, type ScopeView } from './pages.ts';
 
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * Newest receipt first; on one receipt time (stores stamp whole seconds, and an archiver sends
+ * several segments a second) the key that sorts later first, so the newest segment is on top. A
+ * key that is not shown sorts after the shown ones of its second.
+ */
+export function newestFirst(objects: readonly RecentObject[]): RecentObject[] {
+  return [...objects].sort((a, b) => {
+    const t = Date.parse(b.receivedAt) - Date.parse(a.receivedAt);
+    if (t !== 0) return t;
+    if (a.key === null || b.key === null) return a.key === b.key ? 0 : a.key === null ? 1 : -1;
+    return compareKeyBytes(b.key, a.key);
+  });
+}
+
 export function scopeView(server: string, publication: Publication, evidence: ScopeEvidence | null): ScopeView {
-  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false, shelves: new Map(), tool: null };
+  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false, shelves: new Map(), labels: new Map(), tool: null, clock: null };
   const g = evidence.geometry ?? geometry(DEFAULT_SEGMENT_SIZE);
   const forks = evidence.graph.timelines.flatMap((t) => {
     const a = evidence.graph.ancestry(t);
@@ -21,5 +39,7 @@ export function scopeView(server: string, publication: Publication, evidence: Sc
   const histories = [...evidence.histories.entries()].sort(([a], [b]) => a - b).map(([timeline, h]) => ({ timeline, status: h.status === 'invalid' ? `invalid: ${h.reason}` : h.status }));
   const retentionGaps = new Set(evidence.gaps.flatMap((g, i) => (evidence.gapClasses[i] === 'retention-expected' ? [gapKey(g)] : [])));
   const shelves = new Map(evidence.backups.map((b) => [b.item.backup_id, b.shelf] as const));
-  return { server, publication, recentObjects: evidence.recentObjects, partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty, shelves, tool: evidence.tool };
+  const labels = new Map(evidence.backups.map((b) => [b.item.backup_id, b.label] as const));
+  const clock = { storeTimeAtScan: iso(evidence.storeTimeAtScan), newestWalReceivedAt: iso(evidence.latestWalReceipt), archiveLagSeconds: archiveLagSeconds(evidence) };
+  return { server, publication, recentObjects: newestFirst(evidence.recentObjects), partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty, shelves, labels, tool: evidence.tool, clock };
 }

@@ -23,6 +23,8 @@ export interface StandaloneServerOptions {
   readonly trustedUserHeader: string | null;
   readonly retentionPolicy: string | null;
   readonly minimumRedundancy: number | null;
+  /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds, null when not configured. */
+  readonly maxArchiveLagSeconds: number | null;
   readonly walPageSize: number;
   readonly demo: boolean;
   readonly logger: Logger;
@@ -112,6 +114,7 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
     retentionPolicy: o.retentionPolicy,
     minimumRedundancy: o.minimumRedundancy,
+    maxArchiveLagSeconds: o.maxArchiveLagSeconds,
     demo: o.demo,
   });
   let status: number;
