@@ -96,7 +96,8 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 .backup{fill:#1b1f24}.fork{stroke:#555;stroke-dasharray:2 2}.frontier{stroke:#145a32;stroke-width:2}
 .top{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:10px 0 14px;padding:10px 14px;background:#f3f7fb;border:1px solid #c5d3e2;border-radius:6px;font-size:14px}
 .top dt{font-weight:600}.top dd{margin:0}.top ul{margin:2px 0 0;padding-left:18px}
-.label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px}
+.label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px;white-space:nowrap}
+td code,td time{white-space:nowrap}th.reason{min-width:14em}
 .fleet td{white-space:nowrap}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
@@ -215,8 +216,8 @@ function backups(v: ScopeView, retained: boolean): Raw {
   return html`${SHELVES.map((k) => {
     const rows = items.filter((b) => shelfOf(b) === k);
     return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
-<table><thead><tr><th>backup</th><th>name</th><th>keep</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL</th><th>end WAL</th><th>ended</th><th>archives</th><th>reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code></td><td><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+<table><thead><tr><th>backup</th><th>name</th><th>keep</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
+${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
 </tbody></table>`;
   })}`;
 }
@@ -304,7 +305,7 @@ function topFacts(v: ScopeView, ctx: PageContext, retained: boolean): Raw {
     const f = rc.furthest;
     // The scope's coverage verdict, which judges exactly this: no path to the frontier.
     restore = html`${state(detailsView(p.snapshot.details).coverage.state)} none: no backup's observed recovery coverage reaches the newest WAL of timeline ${rc.timeline}. ${f === null
-      ? (p.backups.some((b) => b.state === 'healthy' || b.state === 'warning') ? html`No structurally usable backup has a path to timeline ${rc.timeline}.` : html`No backup is structurally usable.`)
+      ? (p.backups.length === 0 ? html`There is no backup.` : p.backups.some((b) => b.state === 'healthy' || b.state === 'warning') ? html`No structurally usable backup has a path to timeline ${rc.timeline}.` : html`No backup is structurally usable.`)
       : html`The furthest path, from ${backupRef(v, f.backup.backup_id)}, ${stopPhrase(v, f.path)}.`}${passedList('Why not each backup:')}`;
     reach = f === null
       ? html`none observed to timeline ${rc.timeline}`
@@ -405,7 +406,7 @@ function fleet(ctx: PageContext): Raw {
     const expected = p.walGaps.length - open.length;
     const gaps = open.length === 0 ? html`none` : html`${confirmed > 0 ? `${confirmed} confirmed` : ''}${confirmed > 0 && candidate > 0 ? ', ' : ''}${candidate > 0 ? `${candidate} candidate` : ''}`;
     return html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td><td>${state(p.snapshot.state)}</td>
-<td>${newest === undefined ? html`<span class="muted">none</span>` : html`${backupRef(v, newest.backup_id)} ${itemState(newest.state, retained)} <span class="muted">ended ${when(newest.end_at)}</span>`}</td>
+<td>${p.snapshot.evidence_generation === 0 ? html`<span class="muted">unknown</span>` : newest === undefined ? html`<span class="muted">none</span>` : html`${backupRef(v, newest.backup_id)} ${itemState(newest.state, retained)} <span class="muted">ended ${when(newest.end_at)}</span>`}</td>
 <td>${lag === null ? html`<span class="muted">unknown</span>` : html`${durationText(lag)}${max !== null && lag > max ? html` ${itemState('warning', retained)} over ${durationText(max)}` : ''}`}</td>
 <td>${p.snapshot.evidence_generation === 0 ? html`<span class="muted">unknown</span>` : gaps}${expected > 0 ? html` <span class="muted">(${expected} from retention, expected)</span>` : ''}</td>
 <td>${state(detailsView(p.snapshot.details).coverage.state)}</td></tr>`;
