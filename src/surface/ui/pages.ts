@@ -98,6 +98,7 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 .top dt{font-weight:600}.top dd{margin:0}.top ul{margin:2px 0 0;padding-left:18px}
 .label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px;white-space:nowrap}
 td code,td time{white-space:nowrap}th.reason{min-width:14em}
+p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
 .fleet td{white-space:nowrap}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
