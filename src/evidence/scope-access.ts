@@ -21,7 +21,8 @@ export interface RecentItem {
 }
 
 /**
- * Keeps the newest objects seen, newest first, ties by key: the same whatever the listing
+ * Keeps the newest objects seen, newest first, ties by key descending (of WAL received in the same
+ * second, the later segment is on top): the same whatever the listing
  * interleaving. Called once per listed object, and in a live archive nearly every object is newer
  * than the last: the check against the oldest kept item comes first and allocates nothing.
  */
@@ -31,11 +32,11 @@ class RecentObjects {
     if (at === null) return;
     const items = this.items;
     const last = items[items.length - 1];
-    if (items.length >= RECENT_OBJECTS && last !== undefined && (at < last.at || (at === last.at && key >= last.key))) return;
+    if (items.length >= RECENT_OBJECTS && last !== undefined && (at < last.at || (at === last.at && key <= last.key))) return;
     let i = items.length;
     for (; i > 0; i--) {
       const o = items[i - 1] as RecentItem;
-      if (at < o.at || (at === o.at && key > o.key)) break;
+      if (at < o.at || (at === o.at && key < o.key)) break;
     }
     items.splice(i, 0, { key, size, at });
     if (items.length > RECENT_OBJECTS) items.pop();

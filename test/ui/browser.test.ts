@@ -91,20 +91,20 @@ describe('standalone pages in Chromium', { skip }, () => {
       ['Archive lag', '4 min; no maximum is configured (EXPECTED_MAX_ARCHIVE_LAG), so it is shown, not judged'],
       [
         'Backup to restore from (timeline 2)',
-        '20261120T040000, ended 2026-11-20 04:06:00Z healthy: the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline 2. ' +
+        '20261120T040000 after-migration, ended 2026-11-20 04:06:00Z healthy: the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline 2. ' +
           'Not a newer one: 20261120T050000 (time unknown): not structurally usable (backup-info-missing)',
       ],
-      ['Observed recovery coverage reaches', 'WAL received up to 2026-11-20 05:16:00Z (store time; a receipt time, not a transaction time), segment 00000002000000000000003C on timeline 2, from 20261120T040000'],
+      ['Observed recovery coverage reaches', 'WAL received up to 2026-11-20 05:16:00Z (store time; a receipt time, not a transaction time), segment 00000002000000000000003C on timeline 2, from 20261120T040000 after-migration'],
     ]);
     // The facts are the first thing under the server's heading, in the first screen.
     const box = await page.locator('dl.top').boundingBox();
     assert.ok(box !== null && box.y + box.height < 720, `top facts end at ${box === null ? '?' : box.y + box.height}px`);
     assert.doesNotMatch(await page.locator('main').innerText(), /restorable until|exact recovery window|restore guaranteed|restore verified/i);
-    // Backups as barman-cloud-backup-list shows them: the keep:standalone backup, the others kept by nobody.
+    // Backups as barman-cloud-backup-list shows them: their names (barman-cloud-backup -n), the keep:standalone backup, the others kept by nobody.
     const completed = page.locator('h3', { hasText: 'Completed (3)' }).locator('xpath=following-sibling::table[1]');
     assert.deepEqual(await completed.locator('thead th').allInnerTexts(), ['backup', 'name', 'keep', 'state', 'status', 'timeline', 'begin WAL\nend WAL', 'ended', 'archives', 'reason']);
     const cells = async (row: number) => (await completed.locator('tbody tr').nth(row).locator('td').allInnerTexts()).slice(0, 3);
-    assert.deepEqual([await cells(0), await cells(1), await cells(2)], [['20261120T001500', '-', 'standalone'], ['20261120T013000', '-', '-'], ['20261120T040000', '-', '-']]);
+    assert.deepEqual([await cells(0), await cells(1), await cells(2)], [['20261120T001500', 'before-upgrade', 'standalone'], ['20261120T013000', '-', '-'], ['20261120T040000', 'after-migration', '-']]);
     // Recent objects newest first; at 05:01 and at 04:06 several objects share one receipt time: the later key first.
     const recent = (await page.locator('table.recent tbody tr').allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
     assert.deepEqual(recent.slice(0, 6).map(([key, , at]) => `${at} ${key}`), [

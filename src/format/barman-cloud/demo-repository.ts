@@ -29,10 +29,10 @@ export function demoRepository(): MemoryStore {
   repo.history(2, [{ parent: 1, switchpoint: repo.switchpoint(38), reason: 'at restore point "before-migration"' }], at(205), true);
   repo.partial(1, 38, at(204));
   repo.segments(2, 38, 60, at(206), { stepMs: 5 * 60_000, suffix: '.gz' });
-  repo.backup({ id: '20261120T001500', timeline: 1, beginPosition: 4, endPosition: 4, beginTime: at(15), endTime: at(16), keep: 'standalone' });
+  repo.backup({ id: '20261120T001500', timeline: 1, beginPosition: 4, endPosition: 4, beginTime: at(15), endTime: at(16), keep: 'standalone', name: 'before-upgrade' });
   repo.backup({ id: '20261120T013000', timeline: 1, beginPosition: 19, endPosition: 19, archiveSuffix: '.gz', beginTime: at(90), endTime: at(94) });
   repo.backup({ id: '20261120T023000', timeline: 1, beginPosition: 31, endPosition: 32, status: 'FAILED', beginTime: at(150), endTime: at(156) });
-  repo.backup({ id: '20261120T040000', timeline: 2, beginPosition: 44, endPosition: 45, archiveSuffix: '.bz2', tablespaces: [16385], beginTime: at(240), endTime: at(246) });
+  repo.backup({ id: '20261120T040000', timeline: 2, beginPosition: 44, endPosition: 45, archiveSuffix: '.bz2', tablespaces: [16385], beginTime: at(240), endTime: at(246), name: 'after-migration' });
   repo.backup({ id: '20261120T050000', timeline: 2, beginPosition: 56, endPosition: 57, withoutInfo: true, beginTime: at(300), endTime: at(301) });
   return store;
 }
