@@ -4,7 +4,6 @@
  * LISTEN_ADDR until SIGTERM or SIGINT (graceful shutdown within 15 s). Without a destination it
  * serves the embedded demo repository, scanned by the same scanner from memory.
  */
-import type { AddressInfo } from 'node:net';
 import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
 import { discoverScopes } from '../../evidence/discovery.ts';
@@ -21,6 +20,7 @@ import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { listenOnTcp } from '../tcp-listen.ts';
 import { formatNamed } from '../formats.ts';
 import { scopeRefresher, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
@@ -110,23 +110,13 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     reachability.stop();
     await Promise.all(refreshers.map((r) => r.stop()));
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.listen.port, config.listen.host ?? undefined, () => resolve());
-    });
-  } catch (error) {
-    // A host that does not resolve, an address not on this machine, a port in use or forbidden:
-    // a refused start, named by the variable and the system's code, never a stack trace.
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
+  const listened = await listenOnTcp(server, config.listen);
+  if (!listened.ok) {
     await stopScanning();
     driver.close();
     return EXIT.config;
   }
-  const address = server.address() as AddressInfo;
-  const shown = config.listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shown}:${address.port}/`;
+  const url = listened.url;
   process.stderr.write(`viewer: standalone UI on ${url}${demo ? ' (embedded demo repository)' : ''}\n`);
   onListening?.(url);
 
