@@ -23,12 +23,13 @@
 #   and incr I3 on timeline 2. Then `expire --repo1-retention-full=2` expires F1's set (F1, D1,
 #   I1: gone from backup.info and the backup directory, WAL before F2's archive start removed;
 #   their history manifests stay in backup.history). Then a full backup is interrupted: archiving
-#   is held back (the archive command fails while a flag file exists) so the backup cannot
-#   finish, its copy is slowed (zst level 19), and its process group is killed with SIGKILL as
-#   soon as its label directory holds backup.manifest.copy: it has no backup.manifest. Finally
-#   (after the build) one timeline-1 WAL segment between F2's archive stop and D2's archive
-#   start, with both neighbours archived, is deleted; `pgbackrest verify` is run on the result
-#   and what it says is recorded.
+#   of the segments after the current one is held back (the archive command fails for them while
+#   a flag file exists) so the backup cannot finish, its copy is slowed (zst level 19), and its
+#   process group is killed with SIGKILL as soon as its label directory holds
+#   backup.manifest.copy: it has no backup.manifest; the file it was writing is removed (an
+#   object store never shows an unfinished upload). Finally (after the build) one timeline-1
+#   WAL segment between F2's archive stop and D2's archive start, with both neighbours archived,
+#   is deleted; `pgbackrest verify` is run on the result and what it says is recorded.
 # Stanza `encrypted` (its own small cluster; repo1-cipher-type=aes-256-cbc for this stanza only,
 #   in the same repository root): WAL gz; full (zst, bundled), diff, incr.
 #
@@ -290,7 +291,7 @@ for _ in $(seq 1000); do
 done
 # setsid made the backup a process group of its own (a background job of this shell is no group
 # leader, so setsid execs without a fork): its pid is the group id. Checked before the kill.
-[[ $(ps -o pgid= -p "$INTERRUPTED_PGID" | tr -d ' ') == "$INTERRUPTED_PGID" ]] || die "$S: the interrupted backup is not a process group"
+[[ $(cut -d' ' -f5 "/proc/$INTERRUPTED_PGID/stat") == "$INTERRUPTED_PGID" ]] || die "$S: the interrupted backup is not a process group"
 kill -9 -- "-$INTERRUPTED_PGID"
 { wait "$INTERRUPTED_PGID"; } 2>/dev/null || true # (the braces keep bash from reporting the kill)
 INTERRUPTED_PGID=
