@@ -27,6 +27,7 @@ interface Document {
   wal_ranges: WalRangeItem[];
   wal_gaps: WalGapItem[];
   recovery_paths: RecoveryPathItem[];
+  observations: { wal_gap_classes: { class: string }[] } | null;
 }
 
 /** `promtool check metrics` on the text: its exit status and every line it printed. */
@@ -77,7 +78,8 @@ describe('viewer scan --output openmetrics', () => {
 
     // The same series the module makes of the JSON document of the same repository.
     const doc = JSON.parse(json.stdout) as Document;
-    const expected = await renderOpenMetrics([{ snapshot: doc.snapshot, backups: doc.backups, walRanges: doc.wal_ranges, walGaps: doc.wal_gaps, recoveryPaths: doc.recovery_paths }]);
+    const gapClasses = (doc.observations?.wal_gap_classes ?? []).map((c) => c.class);
+    const expected = await renderOpenMetrics([{ snapshot: doc.snapshot, backups: doc.backups, walRanges: doc.wal_ranges, walGaps: doc.wal_gaps, recoveryPaths: doc.recovery_paths, observations: { storeTimeAtScan: null, archiveLagSeconds: null, gapClasses } }]);
     // The two runs read the store's clock at their own moments: its series are checked apart.
     const clockFree = (text: string) => stable(text).filter((l) => !/viewer_(store_time_at_scan_timestamp|archive_lag)_seconds/.test(l));
     assert.deepEqual(clockFree(metrics.stdout), clockFree(expected));
