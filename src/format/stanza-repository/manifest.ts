@@ -141,7 +141,7 @@ export interface ManifestProblem {
   readonly section: 'backup' | 'backup:db' | 'backup:option' | 'target:file';
   readonly field: ManifestField;
   readonly problem: 'missing' | 'invalid' | 'inconsistent';
-  /** How many entries (1 outside `[target:file]`). */
+  /** How many entries; for an inconsistent `reference`, how many labels; 1 outside `[target:file]`. */
   readonly count: number;
 }
 
@@ -480,9 +480,9 @@ export class ManifestParser {
     if (b.type !== null && b.type !== declared) this.#flag('backup', 'backup-type', 'inconsistent');
     const set = label.slice(0, FULL_LABEL_LENGTH);
     const hasPrior = this.#header.backup.has('backup-prior');
+    // (A full's file references are flagged with every other reference: none can be earlier in its own set.)
     if (declared === 'full') {
       if (hasPrior) this.#flag('backup', 'backup-prior', 'inconsistent');
-      if (this.#references.size > 0) this.#flag('target:file', 'reference', 'inconsistent');
     } else if (!hasPrior) {
       this.#flag('backup', 'backup-prior', 'missing');
     } else if (b.prior !== null && (b.prior.slice(0, FULL_LABEL_LENGTH) !== set || b.prior >= label || (declared === 'diff' && b.prior !== set))) {
