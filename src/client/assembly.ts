@@ -100,7 +100,8 @@ export async function readSnapshot(transport: Transport, expected: ExpectedRepos
     throw new AssemblyFailure('identity-mismatch');
   }
   // Versioning rule 4: of an unknown type only the bounded tag is kept; the payload is dropped here.
-  const formatDetails: FormatDetails = known ? { type: DETAILS_TYPE_ARCHIVE_CLOUD, known: true, archive_cloud: details.archive_cloud } : { type: String(details.type), known: false };
+  // archive-cloud is the one type this client recognizes (the sidecar publishes no other, D-72).
+  const formatDetails: FormatDetails = known && details.type === DETAILS_TYPE_ARCHIVE_CLOUD ? { type: DETAILS_TYPE_ARCHIVE_CLOUD, known: true, archive_cloud: details.archive_cloud } : { type: String(details.type), known: false };
   return { envelope, details: formatDetails };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The four collection wire kinds (`ArchiveBackupPage`, `ArchiveWALRangePage`, `ArchiveWALGapPage`,
  * `ArchiveRecoveryPathPage`) and their item types, with the allowlists the spec leaves to us
- * (backup status, backup type, compression, encryption, gap status, recovery stops, assumption
- * codes). Item sort orders are stated in `ITEM_ORDER` and checked by `invariants.ts`.
+ * (backup status, backup type, compression, encryption: each format's values, D-07 and D-72, the
+ * wire allowing their union; gap status, recovery stops, assumption codes). Item sort orders are stated in `ITEM_ORDER` and checked by `invariants.ts`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
@@ -26,19 +26,39 @@ const literals = <T extends string>(values: readonly T[]) => Type.Union(values.m
 
 /** Barman's own `backup.info` status values, exported verbatim (D-07). */
 export const BACKUP_STATUSES = ['DONE', 'EMPTY', 'FAILED', 'STARTED', 'SYNCING', 'WAITING_FOR_WALS'] as const;
+/**
+ * A pgBackRest backup's status, which its repository does not record (D-72): `DONE` when listed in
+ * backup.info's `[backup:current]`, `INTERRUPTED` for a label directory holding only
+ * `backup.manifest.copy`, `UNLISTED` for one holding `backup.manifest` that backup.info does not list.
+ */
+export const STANZA_BACKUP_STATUSES = ['DONE', 'INTERRUPTED', 'UNLISTED'] as const;
 /** Barman's backup types; a direct barman-cloud backup (`mode=None`, no parent) is `full`. */
 export const BACKUP_TYPES = ['full', 'incremental', 'rsync', 'snapshot'] as const;
+/** pgBackRest's backup types verbatim (`backup-type`): its `incr` is not Barman's `incremental` (D-72). */
+export const STANZA_BACKUP_TYPES = ['full', 'diff', 'incr'] as const;
 /** Archive compression as classified from the archive object suffixes. */
 export const BACKUP_COMPRESSIONS = ['none', 'gzip', 'bzip2', 'snappy', 'lz4'] as const;
+/** pgBackRest's `compress-type` values `none`, `gz`, `bz2`, `lz4`, `zst` in the same classification (D-72). */
+export const STANZA_BACKUP_COMPRESSIONS = ['none', 'gzip', 'bzip2', 'lz4', 'zstd'] as const;
 /** Declared client-side encryption; object-store server-side encryption is invisible, so `null`. */
 export const BACKUP_ENCRYPTIONS = ['none', 'gpg'] as const;
+/** pgBackRest's repository cipher (`repo-cipher-type`): `none` or `aes-256-cbc` (D-72). */
+export const STANZA_BACKUP_ENCRYPTIONS = ['none', 'aes-256-cbc'] as const;
+
+/** Each format's values, once, in order of first appearance: the wire's allowlist. */
+const union = <A extends string, B extends string>(a: readonly A[], b: readonly B[]): readonly (A | B)[] => [...new Set<A | B>([...a, ...b])];
+
+export const WIRE_BACKUP_STATUSES = union(BACKUP_STATUSES, STANZA_BACKUP_STATUSES);
+export const WIRE_BACKUP_TYPES = union(BACKUP_TYPES, STANZA_BACKUP_TYPES);
+export const WIRE_BACKUP_COMPRESSIONS = union(BACKUP_COMPRESSIONS, STANZA_BACKUP_COMPRESSIONS);
+export const WIRE_BACKUP_ENCRYPTIONS = union(BACKUP_ENCRYPTIONS, STANZA_BACKUP_ENCRYPTIONS);
 
 export const BackupItem = Type.Object(
   {
     server: ServerName,
     backup_id: BackupId,
-    status: Nullable(literals(BACKUP_STATUSES)),
-    backup_type: Nullable(literals(BACKUP_TYPES)),
+    status: Nullable(literals(WIRE_BACKUP_STATUSES)),
+    backup_type: Nullable(literals(WIRE_BACKUP_TYPES)),
     state: State,
     reason: Reason,
     system_id: Nullable(SystemId),
@@ -54,8 +74,8 @@ export const BackupItem = Type.Object(
     logical_bytes: Nullable(Uint),
     deduplicated_bytes: Nullable(Uint),
     stored_artifact_bytes: Nullable(Uint),
-    compression: Nullable(literals(BACKUP_COMPRESSIONS)),
-    encryption: Nullable(literals(BACKUP_ENCRYPTIONS)),
+    compression: Nullable(literals(WIRE_BACKUP_COMPRESSIONS)),
+    encryption: Nullable(literals(WIRE_BACKUP_ENCRYPTIONS)),
     artifact_count: Nullable(Uint),
     tablespace_count: Nullable(Uint),
   },

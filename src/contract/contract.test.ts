@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { NEGATIVE_EXAMPLES, snapshotComplete, VALID_EXAMPLES } from './examples.ts';
+import { NEGATIVE_EXAMPLES, snapshotComplete, stanzaSnapshotComplete, VALID_EXAMPLES } from './examples.ts';
 import { contractFiles, GENERATED_DIRS, INVALID_EXAMPLE_DIR, SCHEMA_DIR, VALID_EXAMPLE_DIR } from './files.ts';
-import { WIRE_KINDS, type WireKind } from './kinds.ts';
+import { DETAILS_SCHEMA_NAMES, WIRE_KINDS, type WireKind } from './kinds.ts';
 import { serialize } from './serialize.ts';
-import { wireViolations } from './validate.ts';
+import type { RepositoryEvidenceSnapshot } from './snapshot.ts';
+import { foreignDetailsSnapshotViolations, wireViolations } from './validate.ts';
 import { createAjv } from './validator-build.ts';
 import { invariantViolations } from './invariants.ts';
 
@@ -42,6 +43,18 @@ describe('generated contract files', () => {
       }
     }
   });
+
+  it('each details member has a schema file of its own that accepts exactly its examples\' details', () => {
+    const ajv = createAjv();
+    const snapshots = VALID_EXAMPLES.filter((e) => e.kind === 'RepositoryEvidenceSnapshot').map((e) => e.body as RepositoryEvidenceSnapshot);
+    const types = new Set(snapshots.map((s) => s.details.type));
+    assert.deepEqual([...types].sort(), ['archive-cloud/v1alpha1', 'stanza-repository/v1alpha1']);
+    for (const name of DETAILS_SCHEMA_NAMES) {
+      const validate = ajv.compile(JSON.parse(read(`${SCHEMA_DIR}/${name}.schema.json`)) as Record<string, unknown>);
+      const own = name === 'StanzaRepositoryDetails' ? 'stanza-repository/v1alpha1' : 'archive-cloud/v1alpha1';
+      for (const s of snapshots) assert.equal(validate(s.details), s.details.type === own, `${name} on ${s.details.type}`);
+    }
+  });
 });
 
 describe('wire validator', () => {
@@ -61,6 +74,29 @@ describe('wire validator', () => {
     assert.deepEqual(invariantViolations('RepositoryEvidenceSnapshot', body), [
       { path: '/details/archive_cloud/backup_states', rule: 'state counts must sum to backup_items' },
     ]);
+  });
+
+  it('holds a stanza-repository payload to the same invariants, and the details type to the format', () => {
+    const body = structuredClone(stanzaSnapshotComplete);
+    body.details.stanza_repository.backup_states = { healthy: 5, warning: 0, unhealthy: 0, unknown: 0 };
+    body.details.stanza_repository.retention.visible_backups = 5;
+    assert.deepEqual(invariantViolations('RepositoryEvidenceSnapshot', body), [
+      { path: '/details/stanza_repository/backup_states', rule: 'state counts must sum to backup_items' },
+      { path: '/details/stanza_repository/retention/visible_backups', rule: 'cannot exceed backup_items' },
+    ]);
+    const mismatched = { ...structuredClone(snapshotComplete), identity: stanzaSnapshotComplete.identity };
+    assert.deepEqual(invariantViolations('RepositoryEvidenceSnapshot', mismatched), [
+      { path: '/details/type', rule: 'must be the details type of identity.repository.format' },
+    ]);
+  });
+
+  it('judges only the envelope of details this client does not recognize (Versioning rule 4)', () => {
+    const foreign = { ...structuredClone(stanzaSnapshotComplete), stale: true, details: { type: 'stanza-repository/v2', stanza_repository: { wal: { state: 'healthy' }, anything: [1] } } };
+    foreign.state = 'unknown';
+    foreign.capabilities = foreign.capabilities.map((c) => ({ ...c, state: 'unknown' as const }));
+    assert.deepEqual(foreignDetailsSnapshotViolations(foreign), []);
+    assert.deepEqual(foreignDetailsSnapshotViolations(stanzaSnapshotComplete), []);
+    assert.notDeepEqual(foreignDetailsSnapshotViolations({ ...foreign, state: 'healthy' }), [], 'the envelope still is');
   });
 
   it('refuses an unknown kind instead of passing it', () => {
@@ -89,6 +125,13 @@ describe('canonical serializer', () => {
     const text = serialize('RepositoryEvidenceSnapshot', snapshotComplete);
     assert.ok(text.startsWith('{"api_version":"evidence.viewer.io/v1alpha1","kind":"RepositoryEvidenceSnapshot","producer":'));
     assert.match(text, /"last_failure_category":null/);
+  });
+
+  it('emits each details member in its own schema order', () => {
+    const text = serialize('RepositoryEvidenceSnapshot', stanzaSnapshotComplete);
+    assert.match(text, /"details":\{"type":"stanza-repository\/v1alpha1","stanza_repository":\{"backup_items":4,/);
+    assert.match(text, /"diagnostics_truncated":false,"backup_types":\{"full":1,"diff":1,"incr":1\},"dependency_chain":/);
+    assert.throws(() => serialize('RepositoryEvidenceSnapshot', { ...snapshotComplete, details: { ...snapshotComplete.details, stanza_repository: {} } } as RepositoryEvidenceSnapshot), TypeError);
   });
 
   it('refuses a key the schema does not declare rather than emitting it', () => {

@@ -13,7 +13,14 @@
 import type { ArchiveBackupPage, ArchiveRecoveryPathPage, ArchiveWALGapPage, ArchiveWALRangePage } from './collections.ts';
 import type { WireBody, WireKind } from './kinds.ts';
 import { API_VERSION, PAGE_LIMITS } from './primitives.ts';
-import { CAPABILITY_IDS, type Capability, type RepositoryEvidenceSnapshot } from './snapshot.ts';
+import {
+  CAPABILITY_IDS,
+  type ArchiveCloudDetails,
+  type Capability,
+  type RepositoryEvidenceSnapshot,
+  type SnapshotWith,
+  type StanzaRepositoryDetails,
+} from './snapshot.ts';
 import type { EvidenceAPIError, HealthStatus, ReadinessStatus } from './status.ts';
 
 export interface WireExample<K extends WireKind = WireKind> {
@@ -54,7 +61,7 @@ const identity: RepositoryEvidenceSnapshot['identity'] = {
 
 const producer = { name: 'viewer', version: '0.1.0' } as const;
 
-export const snapshotComplete: RepositoryEvidenceSnapshot = {
+export const snapshotComplete: SnapshotWith<ArchiveCloudDetails> = {
   api_version: API_VERSION,
   kind: 'RepositoryEvidenceSnapshot',
   producer,
@@ -111,7 +118,7 @@ export const snapshotComplete: RepositoryEvidenceSnapshot = {
 
 const unknownState = (code: string, message: string) => ({ state: 'unknown' as const, reason: reason(code, message) });
 
-export const snapshotNoCompletedScan: RepositoryEvidenceSnapshot = {
+export const snapshotNoCompletedScan: SnapshotWith<ArchiveCloudDetails> = {
   ...snapshotComplete,
   revision: 0,
   evidence_generation: 0,
@@ -163,7 +170,7 @@ export const snapshotNoCompletedScan: RepositoryEvidenceSnapshot = {
 };
 
 /** Generation 5 retained after a refresh that was throttled: stale, every current state unknown. */
-export const snapshotStale: RepositoryEvidenceSnapshot = {
+export const snapshotStale: SnapshotWith<ArchiveCloudDetails> = {
   ...snapshotComplete,
   revision: 8,
   last_attempt_at: '2026-11-21T13:35:00Z',
@@ -182,6 +189,182 @@ export const snapshotStale: RepositoryEvidenceSnapshot = {
       retention: { ...snapshotComplete.details.archive_cloud.retention, ...unknownState('evidence-stale', 'Evidence is retained from an earlier generation.') },
     },
   },
+};
+
+/**
+ * pgBackRest's repository (`stanza-repository`, D-72): stanza `main`, a full with a diff and an
+ * incr on it, and an interrupted full; the dependency chain capability is the format's.
+ */
+const stanzaIdentity: RepositoryEvidenceSnapshot['identity'] = {
+  cluster: identity.cluster,
+  repository: {
+    provider: 'store-a',
+    format: 'stanza-repository',
+    destination_fingerprint: 'sha256:9c1185a5c5e9fc54612808977ee8f548b2258d31a0e3b1d7a9a0e0d9b7b1b0c2',
+    scope: { kind: 'archive-server', name: 'main' },
+  },
+};
+
+function stanzaCapabilities(state: 'healthy' | 'unknown'): Capability[] {
+  return capabilities(state).map((c) =>
+    c.id === 'dependency-chain-validation'
+      ? { ...c, reason: state === 'healthy' ? reason('dependency-chains-complete', 'Every completed backup that depends on others has its whole chain usable.') : c.reason }
+      : c,
+  );
+}
+
+export const stanzaSnapshotComplete: SnapshotWith<StanzaRepositoryDetails> = {
+  ...snapshotComplete,
+  identity: stanzaIdentity,
+  state: 'healthy',
+  reason: reason('evidence-healthy', 'The evidence shows no problem.'),
+  capabilities: stanzaCapabilities('healthy'),
+  inventory: { ...snapshotComplete.inventory, object_count: 2210, stored_bytes: 9163653120, objects_examined: 2210 },
+  details: {
+    type: 'stanza-repository/v1alpha1',
+    stanza_repository: {
+      backup_items: 4,
+      wal_range_items: 1,
+      wal_gap_items: 0,
+      recovery_path_items: 3,
+      structurally_usable_backups: 3,
+      backup_states: { healthy: 3, warning: 0, unhealthy: 0, unknown: 1 },
+      wal_counts: { segment: 2150, partial: 0, history: 0, backup_history: 3, unknown: 0, duplicate: 0 },
+      wal: { state: 'healthy', reason: reason('wal-continuous', 'Archived WAL has no gap between the first and last segment of any timeline.') },
+      timeline: { state: 'healthy', reason: reason('timelines-consistent', 'Every timeline has a consistent history.') },
+      coverage: { state: 'healthy', reason: reason('coverage-to-frontier', 'A usable backup is covered by WAL up to the newest observed segment.') },
+      retention: {
+        visible_backups: 3,
+        structurally_usable_backups: 3,
+        oldest_completion_at: '2026-11-20T01:02:10Z',
+        newest_completion_at: '2026-11-22T01:00:41Z',
+        minimum_configured: false,
+        policy_configured: false,
+        minimum_redundancy: null,
+        state: 'healthy',
+        reason: reason('no-expectation-configured', 'No retention expectation is configured.'),
+      },
+      latest_archive_receipt_at: '2026-11-23T00:59:58Z',
+      ranges_truncated: false,
+      diagnostics_truncated: false,
+      backup_types: { full: 1, diff: 1, incr: 1 },
+      dependency_chain: { state: 'healthy', reason: reason('dependency-chains-complete', 'Every completed backup that depends on others has its whole chain usable.') },
+      encrypted: false,
+      interrupted_backups: 1,
+    },
+  },
+};
+
+export const stanzaSnapshotNoCompletedScan: SnapshotWith<StanzaRepositoryDetails> = {
+  ...snapshotNoCompletedScan,
+  identity: stanzaIdentity,
+  capabilities: stanzaCapabilities('unknown'),
+  details: {
+    type: 'stanza-repository/v1alpha1',
+    stanza_repository: {
+      ...snapshotNoCompletedScan.details.archive_cloud,
+      backup_types: null,
+      dependency_chain: unknownState('no-completed-scan', 'No scan has completed yet.'),
+      encrypted: null,
+      interrupted_backups: null,
+    },
+  },
+};
+
+const stanzaBackup = {
+  server: 'main',
+  system_id: '7384497274230341974',
+  postgresql_version: null,
+  timeline: 1,
+  wal_segment_size_bytes: 16777216,
+  deduplicated_bytes: null,
+  compression: 'zstd',
+  encryption: 'none',
+  tablespace_count: 0,
+} as const;
+
+export const stanzaBackupPage: ArchiveBackupPage = {
+  api_version: API_VERSION,
+  kind: 'ArchiveBackupPage',
+  revision: 7,
+  evidence_generation: 5,
+  total_items: 4,
+  items: [
+    {
+      ...stanzaBackup,
+      backup_id: '20261120-010000F',
+      status: 'DONE',
+      backup_type: 'full',
+      state: 'healthy',
+      reason: reason('structurally-usable', 'The manifest, its files and the WAL needed for consistency are present.'),
+      begin_wal: '000000010000000000000004',
+      end_wal: '000000010000000000000005',
+      begin_lsn: '0/4000028',
+      end_lsn: '0/5000100',
+      begin_at: '2026-11-20T01:00:00Z',
+      end_at: '2026-11-20T01:02:10Z',
+      logical_bytes: 48071936,
+      stored_artifact_bytes: 6291968,
+      artifact_count: 1290,
+    },
+    {
+      ...stanzaBackup,
+      backup_id: '20261120-010000F_20261121-010000D',
+      status: 'DONE',
+      backup_type: 'diff',
+      state: 'healthy',
+      reason: reason('structurally-usable', 'The manifest, its files and the WAL needed for consistency are present.'),
+      begin_wal: '0000000100000000000000A1',
+      end_wal: '0000000100000000000000A1',
+      begin_lsn: '0/A1000028',
+      end_lsn: '0/A1000138',
+      begin_at: '2026-11-21T01:00:00Z',
+      end_at: '2026-11-21T01:00:52Z',
+      logical_bytes: 48103424,
+      stored_artifact_bytes: 1048576,
+      artifact_count: 37,
+    },
+    {
+      ...stanzaBackup,
+      backup_id: '20261120-010000F_20261122-010000I',
+      status: 'DONE',
+      backup_type: 'incr',
+      state: 'healthy',
+      reason: reason('structurally-usable', 'The manifest, its files and the WAL needed for consistency are present.'),
+      begin_wal: '00000001000000010000003E',
+      end_wal: '00000001000000010000003E',
+      begin_lsn: '1/3E000028',
+      end_lsn: '1/3E000138',
+      begin_at: '2026-11-22T01:00:00Z',
+      end_at: '2026-11-22T01:00:41Z',
+      logical_bytes: 48119808,
+      stored_artifact_bytes: 524288,
+      artifact_count: 12,
+    },
+    {
+      ...stanzaBackup,
+      backup_id: '20261123-010000F',
+      status: 'INTERRUPTED',
+      backup_type: 'full',
+      state: 'unknown',
+      reason: reason('backup-interrupted', 'Only the manifest copy written while the backup ran is present.'),
+      system_id: null,
+      timeline: null,
+      wal_segment_size_bytes: null,
+      begin_wal: null,
+      end_wal: null,
+      begin_lsn: null,
+      end_lsn: null,
+      begin_at: '2026-11-23T01:00:00Z',
+      end_at: null,
+      logical_bytes: null,
+      stored_artifact_bytes: null,
+      encryption: null,
+      artifact_count: null,
+      tablespace_count: null,
+    },
+  ],
+  next_cursor: null,
 };
 
 export const backupPage: ArchiveBackupPage = {
@@ -362,6 +545,9 @@ export const VALID_EXAMPLES: readonly WireExample[] = [
   example('snapshot-complete', 'RepositoryEvidenceSnapshot', snapshotComplete),
   example('snapshot-no-completed-scan', 'RepositoryEvidenceSnapshot', snapshotNoCompletedScan),
   example('snapshot-stale', 'RepositoryEvidenceSnapshot', snapshotStale),
+  example('stanza-snapshot-complete', 'RepositoryEvidenceSnapshot', stanzaSnapshotComplete),
+  example('stanza-snapshot-no-completed-scan', 'RepositoryEvidenceSnapshot', stanzaSnapshotNoCompletedScan),
+  example('stanza-backup-page', 'ArchiveBackupPage', stanzaBackupPage),
   example('backup-page', 'ArchiveBackupPage', backupPage),
   example('wal-range-page', 'ArchiveWALRangePage', walRangePage),
   example('wal-gap-page', 'ArchiveWALGapPage', walGapPage),
@@ -562,6 +748,93 @@ export const NEGATIVE_EXAMPLES: readonly NegativeExample[] = [
     kind: 'ArchiveWALRangePage',
     why: `cursors are at most ${PAGE_LIMITS.cursorBytes} bytes`,
     body: mutate(walRangePage, (p) => { p.next_cursor = 'A'.repeat(PAGE_LIMITS.cursorBytes + 1); }),
+  },
+  {
+    name: 'stanza-type-with-archive-payload',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'the payload is the one its details type names',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.archive_cloud = snapshotComplete.details.archive_cloud; delete s.details.stanza_repository; }),
+  },
+  {
+    name: 'stanza-details-with-second-payload',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'exactly one format payload is allowed',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.archive_cloud = snapshotComplete.details.archive_cloud; }),
+  },
+  {
+    name: 'stanza-format-with-archive-details',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'a stanza-repository snapshot carries only the stanza-repository/v1alpha1 details',
+    body: mutate(snapshotComplete, (s) => { s.identity.repository.format = 'stanza-repository'; }),
+  },
+  {
+    name: 'archive-format-with-stanza-details',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'an archive-cloud snapshot carries only the archive-cloud/v1alpha1 details',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.identity.repository.format = 'archive-cloud'; }),
+  },
+  {
+    name: 'stanza-missing-dependency-chain',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'every field of the stanza_repository payload is required',
+    body: mutate(stanzaSnapshotComplete, (s) => { delete s.details.stanza_repository.dependency_chain; }),
+  },
+  {
+    name: 'stanza-free-form-backup-types',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'backup_types counts exactly full, diff and incr',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.stanza_repository.backup_types.block = 1; }),
+  },
+  {
+    name: 'stanza-generation-zero-encrypted',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'generation 0 knows nothing of the repository cipher: encrypted is null',
+    body: mutate(stanzaSnapshotNoCompletedScan, (s) => { s.details.stanza_repository.encrypted = false; }),
+  },
+  {
+    name: 'stanza-zero-interrupted-while-incomplete',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'counts are null while evidence is incomplete, never 0',
+    body: mutate(stanzaSnapshotNoCompletedScan, (s) => { s.details.stanza_repository.interrupted_backups = 0; }),
+  },
+  {
+    name: 'stanza-unknown-backup-types-when-complete',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'a complete generation counts its backups by type',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.stanza_repository.backup_types = null; }),
+  },
+  {
+    name: 'stanza-stale-dependency-chain-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'stale evidence has no current state, the dependency chain included',
+    body: mutate(stanzaSnapshotComplete, (s) => {
+      const stale = { state: 'unknown', reason: reason('evidence-stale', 'Evidence is retained from an earlier generation.') };
+      Object.assign(s, { stale: true, state: 'unknown', reason: stale.reason, capabilities: stanzaCapabilities('unknown') });
+      for (const k of ['wal', 'timeline', 'coverage']) s.details.stanza_repository[k] = stale;
+      Object.assign(s.details.stanza_repository.retention, stale);
+    }),
+  },
+  {
+    name: 'stanza-truncated-dependency-chain-healthy',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'diagnostics_truncated forces the dependency chain to unknown as well',
+    body: mutate(stanzaSnapshotComplete, (s) => {
+      const p = s.details.stanza_repository;
+      p.diagnostics_truncated = true;
+      for (const k of ['timeline', 'coverage', 'retention']) p[k].state = 'unknown';
+    }),
+  },
+  {
+    name: 'stanza-backup-types-exceed-items',
+    kind: 'RepositoryEvidenceSnapshot',
+    why: 'listed and interrupted backups are backup items: together they cannot exceed backup_items',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.stanza_repository.backup_types.full = 3; }),
+  },
+  {
+    name: 'stanza-compression-abbreviated',
+    kind: 'ArchiveBackupPage',
+    why: 'compression is classified (zstd), never the format\'s own extension (zst)',
+    body: mutate(stanzaBackupPage, (p) => { p.items[0].compression = 'zst'; }),
   },
   {
     name: 'health-with-identity',

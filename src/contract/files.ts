@@ -1,10 +1,10 @@
 /**
- * The generated contract files and their exact text: one JSON Schema per wire kind and one file per
- * wire example, and the precompiled validator module. The writer script and the freshness test both
+ * The generated contract files and their exact text: one JSON Schema per wire kind and per details
+ * member (D-72), one file per wire example, and the precompiled validator module. The writer script and the freshness test both
  * use this, so they cannot disagree.
  */
 import { NEGATIVE_EXAMPLES, VALID_EXAMPLES } from './examples.ts';
-import { schemaDocument, WIRE_KINDS } from './kinds.ts';
+import { DETAILS_SCHEMA_NAMES, detailsSchemaDocument, schemaDocument, WIRE_KINDS } from './kinds.ts';
 import { serialize } from './serialize.ts';
 import { VALIDATOR_MODULE, validatorModuleSource } from './validator-build.ts';
 
@@ -20,6 +20,7 @@ const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export function contractFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const kind of WIRE_KINDS) files.set(`${SCHEMA_DIR}/${kind}.schema.json`, pretty(schemaDocument(kind)));
+  for (const name of DETAILS_SCHEMA_NAMES) files.set(`${SCHEMA_DIR}/${name}.schema.json`, pretty(detailsSchemaDocument(name)));
   files.set(VALIDATOR_MODULE, validatorModuleSource());
   for (const ex of VALID_EXAMPLES) {
     // Canonical key order first, then indentation for readers.

@@ -1,7 +1,8 @@
 /**
  * Publication rules that JSON Schema cannot express: orderings between timestamps and positions,
- * consistency between a WAL name and its timeline, sums that must agree, and the deterministic
- * sort of every array. The validator runs these after the schema has accepted a body, so each rule
+ * consistency between a WAL name and its timeline, sums that must agree, the details type of the
+ * repository format, and the deterministic sort of every array. A snapshot's details are read
+ * through the format-neutral `commonSummary`, so every payload is held to the same rules. The validator runs these after the schema has accepted a body, so each rule
  * may rely on the body's shape.
  */
 import type {
@@ -16,7 +17,8 @@ import type {
 } from './collections.ts';
 import type { WireBody, WireKind } from './kinds.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns, firstOutOfOrder } from './order.ts';
-import type { RepositoryEvidenceSnapshot } from './snapshot.ts';
+import { commonSummary, payloadPointer, stanzaRepositoryFacts } from './details-view.ts';
+import { DETAILS_TYPE_OF_FORMAT, type RepositoryEvidenceSnapshot } from './snapshot.ts';
 
 export interface Violation {
   /** JSON Pointer of the offending value. */
@@ -62,26 +64,39 @@ function checkSnapshot(s: RepositoryEvidenceSnapshot): Check {
         add('/last_attempt_at', 'the latest attempt cannot start before the published generation');
       }
     }
-    const ac = s.details.archive_cloud;
+    const expectedType = DETAILS_TYPE_OF_FORMAT[s.identity.repository.format];
+    if (s.details.type !== expectedType) add('/details/type', 'must be the details type of identity.repository.format');
+    const ac = commonSummary(s.details);
+    const at = payloadPointer(s.details);
+    if (ac === null || at === null) return;
     if (ac.backup_states !== null && ac.backup_items !== null) {
       const b = ac.backup_states;
       if (b.healthy + b.warning + b.unhealthy + b.unknown !== ac.backup_items) {
-        add('/details/archive_cloud/backup_states', 'state counts must sum to backup_items');
+        add(`${at}/backup_states`, 'state counts must sum to backup_items');
       }
     }
     const r = ac.retention;
     if (r.structurally_usable_backups !== ac.structurally_usable_backups) {
-      add('/details/archive_cloud/retention/structurally_usable_backups', 'must equal the summary count');
+      add(`${at}/retention/structurally_usable_backups`, 'must equal the summary count');
     }
     if (r.visible_backups !== null && r.structurally_usable_backups !== null) {
       if (r.structurally_usable_backups > r.visible_backups) {
-        add('/details/archive_cloud/retention/structurally_usable_backups', 'cannot exceed visible_backups');
+        add(`${at}/retention/structurally_usable_backups`, 'cannot exceed visible_backups');
       }
     }
     if (r.visible_backups !== null && ac.backup_items !== null && r.visible_backups > ac.backup_items) {
-      add('/details/archive_cloud/retention/visible_backups', 'cannot exceed backup_items');
+      add(`${at}/retention/visible_backups`, 'cannot exceed backup_items');
     }
-    ordered(add, '/details/archive_cloud/retention/oldest_completion_at', r.oldest_completion_at, r.newest_completion_at, 'oldest_completion_at');
+    ordered(add, `${at}/retention/oldest_completion_at`, r.oldest_completion_at, r.newest_completion_at, 'oldest_completion_at');
+    const stanza = stanzaRepositoryFacts(s.details);
+    if (stanza !== null && ac.backup_items !== null) {
+      // Listed backups (DONE, by type) and interrupted ones are distinct backup items (D-72).
+      const t = stanza.backup_types;
+      const listed = t === null ? 0 : t.full + t.diff + t.incr;
+      if (listed + (stanza.interrupted_backups ?? 0) > ac.backup_items) {
+        add(`${at}/backup_types`, 'listed and interrupted backups cannot exceed backup_items');
+      }
+    }
   };
 }
 

@@ -9,7 +9,7 @@ import {
   ArchiveWALGapPage,
   ArchiveWALRangePage,
 } from './collections.ts';
-import { RepositoryEvidenceSnapshot } from './snapshot.ts';
+import { ArchiveCloudDetails, RepositoryEvidenceSnapshot, StanzaRepositoryDetails } from './snapshot.ts';
 import { EvidenceAPIError, HealthStatus, ReadinessStatus } from './status.ts';
 
 export const WIRE_SCHEMAS = {
@@ -38,4 +38,20 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
 export function schemaDocument(kind: WireKind): Record<string, unknown> {
   const body = JSON.parse(JSON.stringify(WIRE_SCHEMAS[kind])) as Record<string, unknown>;
   return { $schema: JSON_SCHEMA_DIALECT, $id: `${SCHEMA_BASE_URI}${kind}.schema.json`, title: kind, ...body };
+}
+
+/**
+ * Not wire kinds: each `details` member on its own, the payload its `details.type` names, so a
+ * format's payload has a schema file of its own (`schemas/v1alpha1/<Name>.schema.json`). The
+ * snapshot's schema holds the same members inline, with the rules that need the envelope
+ * (generation 0, staleness, the format's agreement with the type).
+ */
+export const DETAILS_SCHEMAS = { ArchiveCloudDetails, StanzaRepositoryDetails } as const satisfies Record<string, TSchema>;
+export type DetailsSchemaName = keyof typeof DETAILS_SCHEMAS;
+export const DETAILS_SCHEMA_NAMES = Object.keys(DETAILS_SCHEMAS) as DetailsSchemaName[];
+
+/** The published JSON Schema document of one details member, like `schemaDocument`. */
+export function detailsSchemaDocument(name: DetailsSchemaName): Record<string, unknown> {
+  const body = JSON.parse(JSON.stringify(DETAILS_SCHEMAS[name])) as Record<string, unknown>;
+  return { $schema: JSON_SCHEMA_DIALECT, $id: `${SCHEMA_BASE_URI}${name}.schema.json`, title: name, ...body };
 }

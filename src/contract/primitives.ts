@@ -12,6 +12,8 @@ import { Type, type TSchema, type Static } from '@sinclair/typebox';
 export const API_VERSION = 'evidence.viewer.io/v1alpha1';
 export const MEDIA_TYPE = 'application/vnd.viewer.evidence.v1alpha1+json';
 export const DETAILS_TYPE_ARCHIVE_CLOUD = 'archive-cloud/v1alpha1';
+/** The second format's details type: pgBackRest's repository, standalone mode only (D-60, D-72). */
+export const DETAILS_TYPE_STANZA_REPOSITORY = 'stanza-repository/v1alpha1';
 export const PRODUCER_NAME = 'viewer';
 /** The sidecar's one socket path: the server boundary both ends of the API agree on (Authentication rule 2). */
 export const SIDECAR_SOCKET_PATH = '/var/run/viewer/evidence.sock';
@@ -88,6 +90,11 @@ export const Provider = Type.Union(PROVIDERS.map((s) => Type.Literal(s)));
 export type Provider = Static<typeof Provider>;
 
 export const FORMAT_ARCHIVE_CLOUD = 'archive-cloud';
+/** pgBackRest's repository (its unit is the stanza), named in the spec's neutral spirit (D-60). Standalone only. */
+export const FORMAT_STANZA_REPOSITORY = 'stanza-repository';
+/** The wire's `identity.repository.format` values; the sidecar publishes only the first (D-72). */
+export const WIRE_FORMATS = [FORMAT_ARCHIVE_CLOUD, FORMAT_STANZA_REPOSITORY] as const;
+export type WireFormat = (typeof WIRE_FORMATS)[number];
 export const SCOPE_KIND = 'archive-server';
 
 /** `sha256:` + 64 lowercase hex characters. */

@@ -36,10 +36,20 @@ function canonical(schema: SchemaNode, value: unknown): unknown {
   return out;
 }
 
-/** For a nullable union, the branch that describes a non-null object or array. */
+/**
+ * For a union, the branch that describes the value: of the branches of its JSON type (one for a
+ * nullable union), the first whose properties declare every key the value has (the tagged
+ * `details` union's members differ by their payload's key).
+ */
 function branchFor(schema: SchemaNode, value: unknown): SchemaNode {
   const want = Array.isArray(value) ? 'array' : 'object';
-  return schema.anyOf?.find((b) => b.type === want) ?? schema;
+  const branches = (schema.anyOf ?? []).filter((b) => b.type === want);
+  if (want === 'object' && branches.length > 1) {
+    const keys = Object.keys(value as object);
+    const declaring = branches.find((b) => b.properties !== undefined && keys.every((k) => Object.hasOwn(b.properties ?? {}, k)));
+    if (declaring !== undefined) return declaring;
+  }
+  return branches[0] ?? schema;
 }
 
 export function serialize<K extends WireKind>(kind: K, body: WireBody<K>): string {

@@ -1,13 +1,15 @@
 /**
  * The `RepositoryEvidenceSnapshot` wire kind and its parts: Capability, InventorySummary, Details
- * with the `archive_cloud` payload, StateCounts, WALCounts and RetentionSummary.
+ * (a tagged union: the `archive_cloud` payload, and the `stanza_repository` payload of pgBackRest's
+ * format, D-72), StateCounts, WALCounts and RetentionSummary.
  *
  * The spec's conditional rules that JSON Schema can state are expressed here with `if`/`then`:
  * generation 0 against complete evidence (timestamps, completeness, counts `null` while evidence is
  * incomplete), unsupported or unknown capability support, inventory counts only when `known`, the
- * minimum redundancy only when configured, the truncation flags (D-11) and staleness (D-12). They
- * are generated from the tables below (`CAPABILITY_IDS`, `TRUNCATION_DEPENDENTS`,
- * `EVIDENCE_COUNTS`, `SUMMARY_STATES`), so each is written once; the code that builds snapshots
+ * minimum redundancy only when configured, the truncation flags (D-11), staleness (D-12) and the
+ * agreement of `identity.repository.format` with `details.type` (D-72). They are generated from
+ * the tables below (`CAPABILITY_IDS`, `DETAILS_PAYLOADS` and the per-payload tables it names), so
+ * each is written once; the code that builds snapshots
  * (evidence/summary.ts, publication/publisher.ts) is held to them by the validator before anything
  * is published. Rules no schema can express live in `invariants.ts`.
  */
@@ -16,9 +18,11 @@ import {
   API_VERSION,
   Completeness,
   DETAILS_TYPE_ARCHIVE_CLOUD,
+  DETAILS_TYPE_STANZA_REPOSITORY,
   FailureCategory,
   Fingerprint,
   FORMAT_ARCHIVE_CLOUD,
+  FORMAT_STANZA_REPOSITORY,
   Nullable,
   PRODUCER_NAME,
   Provider,
@@ -32,6 +36,8 @@ import {
   NAMESPACE_PATTERN,
   UID_PATTERN,
   CLUSTER_NAME_PATTERN,
+  WIRE_FORMATS,
+  type WireFormat,
 } from './primitives.ts';
 
 /** Capability identifiers in wire order (sorted by id, common wire rule 5). */
@@ -141,7 +147,7 @@ export const RetentionSummary = Type.Object(
 );
 export type RetentionSummary = Static<typeof RetentionSummary>;
 
-/** The StateReason fields of the archive_cloud payload. */
+/** The StateReason fields every details payload carries (the spec's archive_cloud summary). */
 export const SUMMARY_STATES = ['wal', 'timeline', 'coverage', 'retention'] as const;
 export type SummaryState = (typeof SUMMARY_STATES)[number];
 
@@ -168,38 +174,131 @@ export const EVIDENCE_COUNTS = [
 
 const stateIsUnknown = { type: 'object', properties: { state: { const: 'unknown' } } };
 
-export const ArchiveCloudSummary = Type.Object(
-  {
-    backup_items: Nullable(Uint),
-    wal_range_items: Nullable(Uint),
-    wal_gap_items: Nullable(Uint),
-    recovery_path_items: Nullable(Uint),
-    structurally_usable_backups: Nullable(Uint),
-    backup_states: Nullable(StateCounts),
-    wal_counts: Nullable(WALCounts),
-    wal: StateReason,
-    timeline: StateReason,
-    coverage: StateReason,
-    retention: RetentionSummary,
-    latest_archive_receipt_at: Nullable(Timestamp),
-    ranges_truncated: Type.Boolean(),
-    diagnostics_truncated: Type.Boolean(),
-  },
-  {
-    additionalProperties: false,
-    allOf: Object.entries(TRUNCATION_DEPENDENTS).map(([flag, states]) => ({
-      if: { type: 'object', properties: { [flag]: { const: true } }, required: [flag] },
-      then: { type: 'object', properties: Object.fromEntries(states.map((s) => [s, stateIsUnknown])) },
-    })),
-  },
-);
+/** The spec's archive_cloud summary: every payload carries these fields with this meaning and these rules. */
+const commonSummaryFields = {
+  backup_items: Nullable(Uint),
+  wal_range_items: Nullable(Uint),
+  wal_gap_items: Nullable(Uint),
+  recovery_path_items: Nullable(Uint),
+  structurally_usable_backups: Nullable(Uint),
+  backup_states: Nullable(StateCounts),
+  wal_counts: Nullable(WALCounts),
+  wal: StateReason,
+  timeline: StateReason,
+  coverage: StateReason,
+  retention: RetentionSummary,
+  latest_archive_receipt_at: Nullable(Timestamp),
+  ranges_truncated: Type.Boolean(),
+  diagnostics_truncated: Type.Boolean(),
+};
+
+/**
+ * Not a wire kind: the fields both payloads share, as the format-neutral reading of any details
+ * returns them (`commonSummary`, details-view.ts). Each payload's schema states their rules.
+ */
+export const CommonSummary = Type.Object(commonSummaryFields, { additionalProperties: false });
+export type CommonSummary = Static<typeof CommonSummary>;
+export const COMMON_SUMMARY_FIELDS = Object.keys(commonSummaryFields) as readonly (keyof CommonSummary)[];
+
+/** The `if`/`then` rules of a truncation table: a flag that is true forces its dependents' states to `unknown`. */
+const truncationRules = (table: Readonly<Record<string, readonly string[]>>) =>
+  Object.entries(table).map(([flag, states]) => ({
+    if: { type: 'object', properties: { [flag]: { const: true } }, required: [flag] },
+    then: { type: 'object', properties: Object.fromEntries(states.map((s) => [s, stateIsUnknown])) },
+  }));
+
+export const ArchiveCloudSummary = Type.Object(commonSummaryFields, {
+  additionalProperties: false,
+  allOf: truncationRules(TRUNCATION_DEPENDENTS),
+});
 export type ArchiveCloudSummary = Static<typeof ArchiveCloudSummary>;
 
-export const Details = Type.Object(
+/** Backups by pgBackRest's `backup-type`. */
+export const BackupTypeCounts = Type.Object({ full: Uint, diff: Uint, incr: Uint }, { additionalProperties: false });
+export type BackupTypeCounts = Static<typeof BackupTypeCounts>;
+
+/** The StateReason fields of the stanza_repository payload: the common ones and the dependency chain. */
+export const STANZA_SUMMARY_STATES = [...SUMMARY_STATES, 'dependency_chain'] as const;
+export type StanzaSummaryState = (typeof STANZA_SUMMARY_STATES)[number];
+
+/** D-11's table for the stanza_repository payload: a truncated catalog cannot prove a chain either. */
+export const STANZA_TRUNCATION_DEPENDENTS = {
+  ranges_truncated: TRUNCATION_DEPENDENTS.ranges_truncated,
+  diagnostics_truncated: [...TRUNCATION_DEPENDENTS.diagnostics_truncated, 'dependency_chain'],
+} as const satisfies Record<keyof typeof TRUNCATION_DEPENDENTS, readonly StanzaSummaryState[]>;
+
+/** The stanza_repository counts that are `null` exactly while the governing evidence is incomplete. */
+export const STANZA_EVIDENCE_COUNTS = [...EVIDENCE_COUNTS, 'backup_types', 'interrupted_backups'] as const;
+
+/**
+ * The `stanza-repository/v1alpha1` payload (pgBackRest, D-72): every field of the archive_cloud
+ * summary with the same meaning and rules, and what a pgBackRest user expects beside them.
+ */
+export const StanzaRepositorySummary = Type.Object(
+  {
+    ...commonSummaryFields,
+    /** Backups listed in backup.info's `[backup:current]` (status `DONE`) by pgBackRest type. */
+    backup_types: Nullable(BackupTypeCounts),
+    /** Whether every diff and incr backup's referenced backups are present and usable. */
+    dependency_chain: StateReason,
+    /** The repository cipher is in use (`aes-256-cbc`); null when the scan could not tell. */
+    encrypted: Nullable(Type.Boolean()),
+    /** Backup items with status `INTERRUPTED`: label directories holding only `backup.manifest.copy`. */
+    interrupted_backups: Nullable(Uint),
+  },
+  { additionalProperties: false, allOf: truncationRules(STANZA_TRUNCATION_DEPENDENTS) },
+);
+export type StanzaRepositorySummary = Static<typeof StanzaRepositorySummary>;
+
+export const ArchiveCloudDetails = Type.Object(
   { type: Type.Literal(DETAILS_TYPE_ARCHIVE_CLOUD), archive_cloud: ArchiveCloudSummary },
   { additionalProperties: false },
 );
+export type ArchiveCloudDetails = Static<typeof ArchiveCloudDetails>;
+
+export const StanzaRepositoryDetails = Type.Object(
+  { type: Type.Literal(DETAILS_TYPE_STANZA_REPOSITORY), stanza_repository: StanzaRepositorySummary },
+  { additionalProperties: false },
+);
+export type StanzaRepositoryDetails = Static<typeof StanzaRepositoryDetails>;
+
+/**
+ * The tagged union: exactly one member, each with exactly one payload (every member is closed),
+ * and the member agrees with `identity.repository.format` (`formatAgreement` below).
+ */
+export const Details = Type.Union([ArchiveCloudDetails, StanzaRepositoryDetails]);
 export type Details = Static<typeof Details>;
+export type DetailsType = Details['type'];
+
+/**
+ * Each details type: the repository format it belongs to, its payload's key, its StateReason
+ * fields, its truncation table and the fields generation 0 forces to `null` (and, for counts,
+ * a complete generation forces to be known). The schema rules below are generated from it.
+ */
+export const DETAILS_PAYLOADS = {
+  [DETAILS_TYPE_ARCHIVE_CLOUD]: {
+    format: FORMAT_ARCHIVE_CLOUD,
+    key: 'archive_cloud',
+    states: SUMMARY_STATES,
+    truncation: TRUNCATION_DEPENDENTS,
+    counts: EVIDENCE_COUNTS,
+    nullAtGenerationZero: EVIDENCE_COUNTS,
+  },
+  [DETAILS_TYPE_STANZA_REPOSITORY]: {
+    format: FORMAT_STANZA_REPOSITORY,
+    key: 'stanza_repository',
+    states: STANZA_SUMMARY_STATES,
+    truncation: STANZA_TRUNCATION_DEPENDENTS,
+    counts: STANZA_EVIDENCE_COUNTS,
+    // Whether the cipher is in use is evidence too: nothing is known of it before a complete scan.
+    nullAtGenerationZero: [...STANZA_EVIDENCE_COUNTS, 'encrypted'],
+  },
+} as const satisfies Record<DetailsType, { format: WireFormat; key: string; states: readonly string[]; truncation: Readonly<Record<string, readonly string[]>>; counts: readonly string[]; nullAtGenerationZero: readonly string[] }>;
+
+/** The details type of a repository format. */
+export const DETAILS_TYPE_OF_FORMAT: Readonly<Record<WireFormat, DetailsType>> = Object.fromEntries(
+  Object.entries(DETAILS_PAYLOADS).map(([type, p]) => [p.format, type]),
+) as Record<WireFormat, DetailsType>;
 
 export const Producer = Type.Object(
   {
@@ -221,7 +320,7 @@ export const ClusterIdentity = Type.Object(
 export const RepositoryIdentity = Type.Object(
   {
     provider: Provider,
-    format: Type.Literal(FORMAT_ARCHIVE_CLOUD),
+    format: Type.Union(WIRE_FORMATS.map((f) => Type.Literal(f))),
     destination_fingerprint: Fingerprint,
     scope: Type.Object(
       { kind: Type.Literal(SCOPE_KIND), name: ServerName },
@@ -236,17 +335,19 @@ export const Identity = Type.Object(
   { additionalProperties: false },
 );
 
-const nullCounts = Object.fromEntries(EVIDENCE_COUNTS.map((f) => [f, nullType]));
-const knownCounts = Object.fromEntries(
-  EVIDENCE_COUNTS.map((f) => [f, f === 'backup_states' || f === 'wal_counts' ? { type: 'object' } : uintType]),
-);
-const detailsCounts = (counts: Record<string, unknown>) => ({
+const OBJECT_COUNTS: readonly string[] = ['backup_states', 'wal_counts', 'backup_types'];
+const payloads = Object.values(DETAILS_PAYLOADS);
+
+/** A rule on `details` that holds for whichever payload is present: each key's fields as `field` maps them. */
+const onPayloads = (fields: (p: (typeof payloads)[number]) => readonly string[], field: (name: string) => unknown) => ({
   type: 'object',
-  properties: { archive_cloud: { type: 'object', properties: counts } },
+  properties: Object.fromEntries(
+    payloads.map((p) => [p.key, { type: 'object', properties: Object.fromEntries(fields(p).map((f) => [f, field(f)])) }]),
+  ),
 });
 
 /** When the snapshot is stale, every current-evidence state is `unknown` (D-12). */
-const staleForcesUnknown = {
+const staleForcesUnknown = (withDetails: boolean) => ({
   if: { type: 'object', properties: { stale: { const: true } }, required: ['stale'] },
   then: {
     type: 'object',
@@ -255,24 +356,16 @@ const staleForcesUnknown = {
       capabilities: {
         not: { type: 'array', contains: { type: 'object', properties: { state: { not: { const: 'unknown' } } }, required: ['state'] } },
       },
-      details: {
-        type: 'object',
-        properties: {
-          archive_cloud: {
-            type: 'object',
-            properties: Object.fromEntries(SUMMARY_STATES.map((s) => [s, stateIsUnknown])),
-          },
-        },
-      },
+      ...(withDetails ? { details: onPayloads((p) => p.states, () => stateIsUnknown) } : {}),
     },
   },
-};
+});
 
 /**
  * Generation 0 has no complete evidence: null generation timestamps, no counts, state `unknown`.
  * A non-zero generation is complete evidence (possibly stale): timestamps and counts are present.
  */
-const generationRules = {
+const generationRules = (withDetails: boolean) => ({
   if: { type: 'object', properties: { evidence_generation: { const: 0 } }, required: ['evidence_generation'] },
   then: {
     type: 'object',
@@ -282,7 +375,7 @@ const generationRules = {
       completeness: { enum: ['no-completed-scan', 'incomplete'] },
       state: { const: 'unknown' },
       inventory: { type: 'object', properties: { known: { const: false } } },
-      details: detailsCounts(nullCounts),
+      ...(withDetails ? { details: onPayloads((p) => p.nullAtGenerationZero, () => nullType) } : {}),
     },
   },
   else: {
@@ -292,10 +385,26 @@ const generationRules = {
       completed_at: { type: 'string' },
       completeness: { const: 'complete' },
       inventory: { type: 'object', properties: { known: { const: true } } },
-      details: detailsCounts(knownCounts),
+      ...(withDetails ? { details: onPayloads((p) => p.counts, (f) => (OBJECT_COUNTS.includes(f) ? { type: 'object' } : uintType)) } : {}),
     },
   },
-};
+});
+
+/** `identity.repository.format` names the details type: each format publishes only its own payload (D-72). */
+const formatAgreement = payloads.map((p) => ({
+  if: {
+    type: 'object',
+    properties: {
+      identity: {
+        type: 'object',
+        properties: { repository: { type: 'object', properties: { format: { const: p.format } }, required: ['format'] } },
+        required: ['repository'],
+      },
+    },
+    required: ['identity'],
+  },
+  then: { type: 'object', properties: { details: { type: 'object', properties: { type: { const: DETAILS_TYPE_OF_FORMAT[p.format] } } } } },
+}));
 
 export const RepositoryEvidenceSnapshot = Type.Object(
   {
@@ -316,9 +425,11 @@ export const RepositoryEvidenceSnapshot = Type.Object(
     inventory: InventorySummary,
     details: Details,
   },
-  { additionalProperties: false, allOf: [generationRules, staleForcesUnknown] },
+  { additionalProperties: false, allOf: [generationRules(true), staleForcesUnknown(true), ...formatAgreement] },
 );
 export type RepositoryEvidenceSnapshot = Static<typeof RepositoryEvidenceSnapshot>;
+/** A snapshot whose details are known to be one member of the union (examples, a format's own tests). */
+export type SnapshotWith<D extends Details> = Omit<RepositoryEvidenceSnapshot, 'details'> & { details: D };
 
 /**
  * A `details.type` tag as a client keeps it when it does not recognize the type (Versioning rule
@@ -336,5 +447,6 @@ export const SnapshotWithForeignDetails = Type.Object(
     ...RepositoryEvidenceSnapshot.properties,
     details: Type.Object({ type: Type.String({ pattern: DETAILS_TAG_PATTERN, maxLength: 64 }) }, { additionalProperties: true }),
   },
-  { additionalProperties: false, allOf: [generationRules, staleForcesUnknown] },
+  // Only the envelope's rules: the payload beside an unknown tag is not judged, nor is its format.
+  { additionalProperties: false, allOf: [generationRules(false), staleForcesUnknown(false)] },
 );

@@ -11,13 +11,14 @@ import { describe, it } from 'node:test';
 import { demoObjects } from '../../test/support/demo-objects.ts';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { STATES } from '../contract/primitives.ts';
-import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { stanzaBackupPage, stanzaSnapshotComplete } from '../contract/examples.ts';
+import type { ArchiveCloudDetails, Details, RepositoryEvidenceSnapshot, SnapshotWith } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
 import { DEMO_BUCKET, DEMO_PREFIX } from '../format/barman-cloud/demo-repository.ts';
 import { CONSUMER_SOURCE_STATES, OPENMETRICS_CONTENT_TYPE, renderOpenMetrics, type MetricScope } from './openmetrics.ts';
 
 interface DemoDocument {
-  snapshot: RepositoryEvidenceSnapshot;
+  snapshot: SnapshotWith<ArchiveCloudDetails>;
   backups: BackupItem[];
   wal_ranges: WalRangeItem[];
   wal_gaps: WalGapItem[];
@@ -216,6 +217,20 @@ describe('renderOpenMetrics on unknown evidence', () => {
     assert.ok(!names(all).has('viewer_structurally_usable_backups'));
     assert.ok(!names(all).has('viewer_newest_wal_receipt_timestamp_seconds'));
     assert.equal(value(all, 'viewer_backups', { state: 'healthy' }), demo.backups.filter((b) => b.state === 'healthy').length);
+  });
+
+  it('reads the common summary of a stanza-repository payload as of any other, and nothing of an unknown type', async () => {
+    const s = stanzaSnapshotComplete;
+    const scope = { snapshot: s, backups: stanzaBackupPage.items, walRanges: [], walGaps: [], recoveryPaths: [] };
+    const all = samples(await renderOpenMetrics([scope]));
+    assert.equal(value(all, 'viewer_structurally_usable_backups', {}, 'main'), s.details.stanza_repository.structurally_usable_backups);
+    assert.equal(value(all, 'viewer_newest_wal_receipt_timestamp_seconds', {}, 'main'), seconds(s.details.stanza_repository.latest_archive_receipt_at ?? ''));
+    // A listed pgBackRest backup is DONE; the interrupted one is not the newest completed backup.
+    const done = stanzaBackupPage.items.filter((b) => b.status === 'DONE').map((b) => seconds(b.end_at ?? ''));
+    assert.equal(value(all, 'viewer_newest_backup_end_timestamp_seconds', {}, 'main'), Math.max(...done));
+    const foreign = { ...s, details: { type: 'stanza-repository/v2' } as unknown as Details };
+    const none = samples(await renderOpenMetrics([{ ...scope, snapshot: foreign }]));
+    assert.ok(!names(none).has('viewer_structurally_usable_backups') && !names(none).has('viewer_newest_wal_receipt_timestamp_seconds'));
   });
 
   it('leaves out a null count or timestamp and a path without a frontier receipt', async () => {

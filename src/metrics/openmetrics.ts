@@ -15,6 +15,7 @@
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
+import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
 import { STATES } from '../contract/primitives.ts';
 import type { Details, RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 
@@ -83,7 +84,8 @@ interface Sample {
 interface ScopeView {
   readonly server: string;
   readonly scope: MetricScope;
-  readonly details: Details['archive_cloud'] | null;
+  /** The details' common summary, whichever format wrote them; null when absent or of an unknown type. */
+  readonly details: CommonSummary | null;
   readonly backups: readonly BackupItem[] | null;
   readonly walGaps: readonly WalGapItem[] | null;
   readonly recoveryPaths: readonly RecoveryPathItem[] | null;
@@ -211,7 +213,7 @@ const FAMILIES: readonly Family[] = [
     help: 'When the newest completed backup ended (Unix seconds); absent without a completed backup.',
     labels: [],
     samples: ({ backups }) => {
-      // Barman's `DONE` is the wire's one completed status (contract/collections.ts).
+      // `DONE` is the wire's one completed status, Barman's and a listed pgBackRest backup's (D-72).
       const ends = (backups ?? []).flatMap((b) => {
         const at = b.status === 'DONE' ? unixSeconds(b.end_at) : null;
         return at === null ? [] : [at];
@@ -314,7 +316,7 @@ function viewOf(scope: MetricScope): ScopeView {
   return {
     server: s.identity.repository.scope.name,
     scope,
-    details: s.details?.archive_cloud ?? null,
+    details: commonSummary(s.details),
     backups: known(scope.backups),
     walGaps: known(scope.walGaps),
     recoveryPaths: known(scope.recoveryPaths),

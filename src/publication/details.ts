@@ -2,8 +2,10 @@
  * The snapshot's `details`, a tagged union each format fills through the seam
  * (`RepositoryFormat.details`): the publisher's every publication builds its payload here
  * (`emptyDetails`, `detailsOf`, `overlayDetails`), and the surfaces read any payload through the
- * one format-neutral view (`detailsView`), so neither the API nor the pages read a payload by tag.
+ * one format-neutral view (`detailsView`, over the contract's `commonSummary`), so neither the API
+ * nor the pages read a payload by tag.
  */
+import { requireCommonSummary, withStatesUnknown } from '../contract/details-view.ts';
 import type { Reason, StateReason } from '../contract/primitives.ts';
 import type { Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { ScopeEvidence } from '../evidence/scope-scan.ts';
@@ -58,18 +60,12 @@ export function detailsOf(format: Filler, e: ScopeEvidence, s: ScopeSummary, tot
 
 /**
  * Earlier details with every current-evidence state made `unknown` with `r` (stale or failed
- * publications), and the attempt's truncation flags when it reached a ceiling.
+ * publications), and the attempt's truncation flags when it reached a ceiling. The payload is
+ * otherwise kept as published, the format's own facts included (a stanza-repository payload's
+ * dependency chain is a state too), so the format is not asked again.
  */
-export function overlayDetails(format: Filler, d: Details, r: Reason, truncated?: { ranges: boolean; diagnostics: boolean }): Details {
-  const v = detailsView(d);
-  return format.details({
-    ...v,
-    wal: unknown(r),
-    timeline: unknown(r),
-    coverage: unknown(r),
-    retention: { ...v.retention, ...unknown(r) },
-    ...(truncated === undefined ? {} : { rangesTruncated: truncated.ranges, diagnosticsTruncated: truncated.diagnostics }),
-  });
+export function overlayDetails(_format: Filler, d: Details, r: Reason, truncated?: { ranges: boolean; diagnostics: boolean }): Details {
+  return withStatesUnknown(d, r, truncated);
 }
 
 /** What the surfaces read of any format's details. */
@@ -81,21 +77,22 @@ export interface DetailsView extends DetailsInput {
   readonly walCounts: WALCounts | null;
 }
 
+/** Any format's details as the surfaces read them: the payloads' common summary (`commonSummary`). */
 export function detailsView(d: Details): DetailsView {
-  const ac = d.archive_cloud;
-  const { backup_items: backups, wal_range_items: ranges, wal_gap_items: gaps, recovery_path_items: paths } = ac;
+  const c = requireCommonSummary(d);
+  const { backup_items: backups, wal_range_items: ranges, wal_gap_items: gaps, recovery_path_items: paths } = c;
   return {
     totals: backups !== null && ranges !== null && gaps !== null && paths !== null ? { backups, ranges, gaps, paths } : null,
-    routeTotals: { backups: ac.backup_items, 'wal-ranges': ac.wal_range_items, 'wal-gaps': ac.wal_gap_items, 'recovery-paths': ac.recovery_path_items },
-    structurallyUsable: ac.structurally_usable_backups,
-    backupStates: ac.backup_states,
-    walCounts: ac.wal_counts,
-    wal: ac.wal,
-    timeline: ac.timeline,
-    coverage: ac.coverage,
-    retention: ac.retention,
-    latestArchiveReceiptAt: ac.latest_archive_receipt_at,
-    rangesTruncated: ac.ranges_truncated,
-    diagnosticsTruncated: ac.diagnostics_truncated,
+    routeTotals: { backups, 'wal-ranges': ranges, 'wal-gaps': gaps, 'recovery-paths': paths },
+    structurallyUsable: c.structurally_usable_backups,
+    backupStates: c.backup_states,
+    walCounts: c.wal_counts,
+    wal: c.wal,
+    timeline: c.timeline,
+    coverage: c.coverage,
+    retention: c.retention,
+    latestArchiveReceiptAt: c.latest_archive_receipt_at,
+    rangesTruncated: c.ranges_truncated,
+    diagnosticsTruncated: c.diagnostics_truncated,
   };
 }

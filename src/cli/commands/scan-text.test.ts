@@ -1,11 +1,12 @@
 /** `viewer scan --output text` on the embedded demo (fixed receipt times and store clock), and its durations. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { stanzaBackupPage, stanzaSnapshotComplete } from '../../contract/examples.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { archiveCloud, scopeRoot } from '../../format/barman-cloud/format.ts';
-import { Publisher } from '../../publication/publisher.ts';
+import { Publisher, type Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import { textFacts } from './scan.ts';
 import { humanDuration, scanText } from './scan-text.ts';
@@ -39,6 +40,18 @@ describe('viewer scan --output text', () => {
   it('judges the lag only against a configured expectation', async () => {
     assert.match(await demoText(60), /archive lag {2}4 min by the store's clock, over the expectation of 1 min/);
     assert.match(await demoText(600), /archive lag {2}4 min by the store's clock, within the expectation of 10 min/);
+  });
+
+  it('reads a stanza-repository publication through the common summary, with pgBackRest\'s own facts', () => {
+    const s = stanzaSnapshotComplete;
+    const p: Publication = { revision: s.revision, generation: s.evidence_generation, snapshot: s, snapshotJson: '', backups: stanzaBackupPage.items, walRanges: [], walGaps: [], recoveryPaths: [], violations: [] };
+    const text = scanText(p, { storeTimeAtScan: null, newestWalReceipt: null, archiveLagSeconds: null, expectedMaxArchiveLagSeconds: null, retentionExpectedGaps: 0, tool: 'pgBackRest' });
+    assert.match(text, /^server main \(stanza-repository\)\n/);
+    assert.match(text, /^ {2}backups {6}4 \(3 completed, 3 structurally usable\)$/m);
+    assert.match(text, /^ {2}backup sets {2}1 full, 1 diff, 1 incr listed in backup\.info; 1 interrupted; repository cipher none$/m);
+    assert.match(text, /^ {2}dependencies healthy \(dependency-chains-complete\)$/m);
+    assert.match(text, /^ {2}wal {10}healthy \(wal-continuous\)/m);
+    assert.match(text, /^ {2}retention {4}healthy \(no-expectation-configured\)$/m);
   });
 
   it('writes durations as operators read them', () => {

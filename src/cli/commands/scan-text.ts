@@ -7,6 +7,7 @@
  * never 0. Words follow the spec: "observed recovery coverage", never a restore promise.
  */
 import type { BackupItem, RecoveryPathItem } from '../../contract/collections.ts';
+import { requireCommonSummary, stanzaRepositoryFacts } from '../../contract/details-view.ts';
 import type { Publication } from '../../publication/publisher.ts';
 
 export interface TextFacts {
@@ -68,11 +69,25 @@ function coverageLines(paths: readonly RecoveryPathItem[], backups: readonly Bac
   return lines;
 }
 
+/** pgBackRest's own facts (D-72), as `pgbackrest info` users look for them; none for another format. */
+function stanzaLines(p: Publication): string[] {
+  const f = stanzaRepositoryFacts(p.snapshot.details);
+  if (f === null) return [];
+  const t = f.backup_types;
+  const types = t === null ? 'unknown' : `${t.full} full, ${t.diff} diff, ${t.incr} incr listed in backup.info`;
+  const interrupted = f.interrupted_backups === null ? 'unknown' : String(f.interrupted_backups);
+  const cipher = f.encrypted === null ? 'unknown' : f.encrypted ? 'aes-256-cbc' : 'none';
+  return [
+    row('backup sets', `${types}; ${interrupted} interrupted; repository cipher ${cipher}`),
+    row('dependencies', `${f.dependency_chain.state} (${f.dependency_chain.reason.code})`),
+  ];
+}
+
 /** The summary of one publication: a handful of lines per scope. */
 export function scanText(p: Publication, f: TextFacts): string {
   const s = p.snapshot;
   const server = s.identity.repository.scope.name;
-  const ac = s.details.archive_cloud;
+  const ac = requireCommonSummary(s.details);
   const lines = [`server ${server} (${s.identity.repository.format})`, row('state', `${s.state} (${s.reason.code}: ${s.reason.message})`)];
   if (p.generation === 0) {
     lines.push(row('evidence', `no completed scan${s.inventory.last_failure_category === null ? '' : `; the attempt failed: ${s.inventory.last_failure_category}`}`));
@@ -81,6 +96,7 @@ export function scanText(p: Publication, f: TextFacts): string {
   const inv = s.inventory;
   lines.push(row('evidence', `generation ${p.generation}, ${s.completeness}${s.stale ? ', stale' : ''}, scanned ${s.started_at ?? 'unknown'} to ${s.completed_at ?? 'unknown'}; ${inv.object_count ?? 'unknown'} objects, ${inv.stored_bytes ?? 'unknown'} bytes`));
   lines.push(...backupLines(p.backups));
+  lines.push(...stanzaLines(p));
   const timelines = [...new Set(p.walRanges.map((r) => r.timeline))].sort((a, b) => a - b);
   const segments = ac.wal_counts?.segment ?? null;
   const newest = f.newestWalReceipt === null ? 'no WAL received' : `newest received ${iso(f.newestWalReceipt)}${f.storeTimeAtScan === null || f.archiveLagSeconds === null ? '' : ` (${humanDuration(f.archiveLagSeconds)} before the scan by the store's clock)`}`;

@@ -7,6 +7,7 @@
  */
 import type { Collection, CorrelationResult, Projection, SourceStatus } from '../../client/index.ts';
 import { explainReason } from '../../client/index.ts';
+import { commonSummary } from '../../contract/details-view.ts';
 import { html, raw, type Raw } from '../ui/html.ts';
 import { STYLE } from '../ui/pages.ts';
 
@@ -67,8 +68,9 @@ function collectionSection<T>(title: string, c: Collection<T>, head: Raw, row: (
 
 function projectionSections(p: Projection, now: Date): Raw {
   const s = p.snapshot;
-  const details = p.details.known
-    ? html`<p>Format details <code>${p.details.type}</code>: WAL ${p.details.archive_cloud.wal.state}, timelines ${p.details.archive_cloud.timeline.state}, coverage ${p.details.archive_cloud.coverage.state}, retention ${p.details.archive_cloud.retention.state}; latest WAL receipt ${p.details.archive_cloud.latest_archive_receipt_at ?? 'unknown'} (the store's time).</p>`
+  const c = commonSummary(p.details.known ? p.details : null);
+  const details = c !== null
+    ? html`<p>Format details <code>${p.details.type}</code>: WAL ${c.wal.state}, timelines ${c.timeline.state}, coverage ${c.coverage.state}, retention ${c.retention.state}; latest WAL receipt ${c.latest_archive_receipt_at ?? 'unknown'} (the store's time).</p>`
     : html`<p class="state-unknown">Format details <code>${p.details.type}</code> are not recognized by this console: unknown.</p>`;
   return html`<section><h2>Publication</h2>
 <table><tbody>
