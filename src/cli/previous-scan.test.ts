@@ -21,6 +21,7 @@ import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { walName } from '../postgres/wal.ts';
 import { scanDocument } from './commands/scan.ts';
 import { loadPreviousScan, memoryObservation, readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from './previous-scan.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'p/pg-main/';
 const T0 = Date.parse('2026-11-21T13:00:00Z');
@@ -175,7 +176,7 @@ describe('readPreviousScan reads back exactly what a long-running process rememb
     resumed.resume(c);
     const chained = await generation(store, resumed, 55, c);
     assert.deepEqual(memoryObservation(chained.evidence), memoryObservation(fourth.evidence));
-    assert.equal(chained.publication.snapshot.details.archive_cloud.wal.reason.code, 'wal-frontier-regressed');
+    assert.equal(requireCommonSummary(chained.publication.snapshot.details).wal.reason.code, 'wal-frontier-regressed');
     assert.equal(chained.evidence.vanishedGaps, 1);
     assert.deepEqual(withoutRevision(chained.text), withoutRevision(fourth.text));
   });

@@ -16,6 +16,7 @@ import type { Destination } from '../store/destination.ts';
 import { parseConfig, type Config, type Env } from './config/config.ts';
 import { standaloneCluster } from './identity.ts';
 import { scanBudget, scopeRefresher, wireScope } from './scope-wiring.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 function config(env: Env): Config {
   const result = parseConfig(env);
@@ -35,7 +36,7 @@ describe('scope wiring', () => {
     assert.deepEqual(s.identity.repository.scope, { kind: 'archive-server', name: DEMO_SERVER });
     assert.equal(s.identity.repository.provider, 'store-a');
     assert.equal(s.identity.repository.destination_fingerprint, destinationFingerprint(DEMO, null));
-    const retention = s.details.archive_cloud.retention;
+    const retention = requireCommonSummary(s.details).retention;
     assert.deepEqual([retention.policy_configured, retention.minimum_configured, retention.minimum_redundancy], [true, true, 3]);
     assert.deepEqual(scanBudget(c), { maxPages: 7, maxObjects: 9 });
   });

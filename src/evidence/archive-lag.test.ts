@@ -14,6 +14,7 @@ import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 import { archiveLagSeconds, summarize } from './summary.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'pg/srv/';
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -73,7 +74,7 @@ describe('archive lag', () => {
     const publisher = new Publisher({ cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, expect(3 * 60), 900_000);
     const p = publisher.complete(e, { startedAt: at(100), finishedAt: at(101), pages: 1, objects: e.objectCount });
     assert.deepEqual(p.violations, []);
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'archive-lag-over-expectation');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'archive-lag-over-expectation');
     assert.equal(p.snapshot.capabilities.find((c) => c.id === 'wal-continuity')?.state, 'warning');
     assert.notEqual(p.snapshot.state, 'healthy', 'no top level healthier than its WAL');
   });

@@ -14,6 +14,7 @@ import type { StoreDriver } from '../store/driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits } from './scope-scan.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
@@ -89,20 +90,20 @@ describe('the real-repository scenario', () => {
     assert.deepEqual(crossing?.assumption_codes, ['backup-end-from-metadata', 'compressed-content-not-decoded', 'history-content-trusted', 'segment-content-not-verified', 'segment-size-from-metadata']);
 
     const p = publish(e);
-    assert.equal(p.snapshot.details.archive_cloud.wal_gap_items, 1);
+    assert.equal(requireCommonSummary(p.snapshot.details).wal_gap_items, 1);
     // The gap lies between a standalone backup and the next one, but one segment after the
     // standalone backup's end_wal survives: retention never leaves that shape, so WAL was lost.
     assert.deepEqual(e.gapClasses, ['unexplained']);
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-gap-candidate');
-    assert.equal(p.snapshot.details.archive_cloud.coverage.state, 'healthy');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'wal-gap-candidate');
+    assert.equal(requireCommonSummary(p.snapshot.details).coverage.state, 'healthy');
     assert.equal(p.snapshot.state, 'warning');
   });
 
   it('the same gap after a regular backup makes WAL continuity a warning and its path candidate-limited', async () => {
     const { store } = realScenario({ deleteSegment6: true, keepStandalone: false });
     const p = publish(await scan(store));
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-gap-candidate');
-    assert.equal(p.snapshot.details.archive_cloud.wal.state, 'warning');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'wal-gap-candidate');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.state, 'warning');
     assert.equal(p.snapshot.state, 'warning');
   });
 
@@ -112,7 +113,7 @@ describe('the real-repository scenario', () => {
     const toTl2 = e.paths.filter((p) => p.target_timeline === 2 && p.backup_id !== '20261121T132845');
     assert.deepEqual(toTl2.map((p) => [p.stop, p.state]), [['unknown-limited', 'unknown'], ['unknown-limited', 'unknown']]);
     const p = publish(e);
-    assert.equal(p.snapshot.details.archive_cloud.timeline.reason.code, 'timeline-history-missing');
+    assert.equal(requireCommonSummary(p.snapshot.details).timeline.reason.code, 'timeline-history-missing');
     assert.equal(p.snapshot.state, 'unhealthy');
   });
 });
@@ -223,7 +224,7 @@ describe('WAL evidence', () => {
     assert.deepEqual(e.gaps.map((g) => [g.first_wal, g.last_wal, g.segment_count, g.status]), [['00000001000000000000000C', '00000001000000000000000D', 2, 'confirmed']]);
     assert.deepEqual(e.paths.map((p) => [p.stop, p.state, p.frontier_wal]), [['gap-limited', 'unhealthy', '00000001000000000000000B']]);
     const p = publish(e);
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-gap-confirmed');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'wal-gap-confirmed');
     assert.equal(p.snapshot.state, 'unhealthy');
   });
 

@@ -15,6 +15,7 @@ import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'pg/srv/';
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -27,7 +28,7 @@ const scanOf = (store: MemoryStore, next: Publisher['nextScan'] = { generation: 
 /** The rules every publication must keep, whatever the repository. */
 function agrees(e: ScopeEvidence, p: Publication): void {
   assert.deepEqual(p.violations, []);
-  const ac = p.snapshot.details.archive_cloud;
+  const ac = requireCommonSummary(p.snapshot.details);
   const capability = (id: string) => p.snapshot.capabilities.find((c) => c.id === id)?.state ?? 'unknown';
   if (e.gapClasses.some((c) => c === 'unexplained')) assert.notEqual(ac.wal.state, 'healthy', 'a gap retention does not explain beside healthy WAL');
   const worstCompleted = e.backups.filter((b) => b.completed).reduce((w, b) => Math.max(w, SEVERITY[b.item.state]), 0);
@@ -59,7 +60,7 @@ function generations(store: MemoryStore) {
     minute += 10;
     const p = publisher.complete(e, { startedAt: at(minute), finishedAt: at(minute + 1), pages: 1, objects: e.objectCount });
     agrees(e, p);
-    const wal = p.snapshot.details.archive_cloud.wal;
+    const wal = requireCommonSummary(p.snapshot.details).wal;
     return { e, p, wal: [wal.state, wal.reason.code] as const };
   };
 }
@@ -97,7 +98,7 @@ describe('holes Barman retention leaves', () => {
     const { e, p } = await build({ runs: [[4, 5], [10, 20]], backups: [S, R], tailMinutes: 90 });
     assert.deepEqual(p.walGaps.map((g) => [g.first_wal, g.last_wal, g.status]), [['000000010000000000000006', '000000010000000000000009', 'confirmed']]);
     assert.deepEqual(e.gapClasses, ['retention-expected']);
-    const ac = p.snapshot.details.archive_cloud;
+    const ac = requireCommonSummary(p.snapshot.details);
     assert.deepEqual([ac.wal.state, ac.wal.reason.code], ['healthy', 'wal-continuous-except-retention']);
     assert.deepEqual(path(p, S.id), [['gap-limited', 'warning', 'standalone-retention-limited']]);
     assert.deepEqual(path(p, R.id), [['frontier', 'healthy', 'coverage-to-frontier']]);
@@ -107,7 +108,7 @@ describe('holes Barman retention leaves', () => {
   it('a candidate hole of that shape is expected too', async () => {
     const { e, p } = await build({ runs: [[4, 5], [10, 20]], backups: [S, R] });
     assert.deepEqual([e.gapClasses, p.walGaps.map((g) => g.status)], [['retention-expected'], ['candidate']]);
-    assert.equal(p.snapshot.details.archive_cloud.wal.state, 'healthy');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.state, 'healthy');
   });
 
   const offShape: [string, Shape][] = [
@@ -125,7 +126,7 @@ describe('holes Barman retention leaves', () => {
       const { e, p } = await build(shape);
       assert.equal(e.gapClasses.length, 1);
       assert.deepEqual(e.gapClasses, ['unexplained']);
-      const wal = p.snapshot.details.archive_cloud.wal;
+      const wal = requireCommonSummary(p.snapshot.details).wal;
       assert.deepEqual([wal.state, wal.reason.code], ['unhealthy', 'wal-gap-confirmed']);
       assert.notEqual(p.snapshot.state, 'healthy');
     });
@@ -134,7 +135,7 @@ describe('holes Barman retention leaves', () => {
   it('a gap after the oldest regular backup is never expected', async () => {
     const { e, p } = await build({ runs: [[4, 5], [10, 12], [14, 20]], backups: [S, R], tailMinutes: 90 });
     assert.deepEqual(e.gapClasses, ['retention-expected', 'unexplained']);
-    assert.equal(p.snapshot.details.archive_cloud.wal.reason.code, 'wal-gap-confirmed');
+    assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'wal-gap-confirmed');
   });
 });
 
@@ -169,20 +170,20 @@ describe('backups summarised', () => {
     const p = await twoBackups((s) => s.put(`${ROOT}base/b2/notes.txt`, 'x'));
     assert.deepEqual([p.backups[1]?.state, structural(p)?.state, p.snapshot.state, p.snapshot.reason.code], ['warning', 'warning', 'warning', 'completed-backup-warning']);
     // Coverage reaches the frontier only from the backup with the warning: it says so.
-    const cov = p.snapshot.details.archive_cloud.coverage;
+    const cov = requireCommonSummary(p.snapshot.details).coverage;
     assert.deepEqual([cov.state, cov.reason.code], ['healthy', 'coverage-to-frontier']);
   });
 
   it('coverage from the frontier path of the healthier backup, whatever the order of paths', async () => {
     const p = await twoBackups((s) => s.put(`${ROOT}base/b1/annotations/keep`, 'forever'));
     assert.deepEqual([p.backups[0]?.state, p.backups[0]?.reason.code], ['warning', 'keep-annotation-unrecognized']);
-    const cov = p.snapshot.details.archive_cloud.coverage;
+    const cov = requireCommonSummary(p.snapshot.details).coverage;
     assert.deepEqual([cov.state, cov.reason.code], ['healthy', 'coverage-to-frontier']);
     const only = await twoBackups((s) => {
       s.put(`${ROOT}base/b1/notes.txt`, 'x');
       s.put(`${ROOT}base/b2/notes.txt`, 'x');
     });
-    const c = only.snapshot.details.archive_cloud.coverage;
+    const c = requireCommonSummary(only.snapshot.details).coverage;
     assert.deepEqual([c.state, c.reason.code], ['warning', 'coverage-to-frontier-backup-warning']);
   });
 
@@ -228,7 +229,7 @@ describe('sizes are evidence', () => {
   it('a gzip segment below deflate\'s bound is not that segment; at the end of the archive WAL says so', async () => {
     const { e, p } = await withSegment(13, '.gz', Buffer.alloc(100));
     assert.deepEqual([e.walCounts.unknown, p.walGaps.length], [1, 0]);
-    const wal = p.snapshot.details.archive_cloud.wal;
+    const wal = requireCommonSummary(p.snapshot.details).wal;
     assert.deepEqual([wal.state, wal.reason.code], ['warning', 'wal-segment-size-invalid']);
   });
 });
@@ -242,7 +243,7 @@ describe('what a scope holds', () => {
     assert.equal(e.empty, true);
     assert.deepEqual([p.snapshot.inventory.known, p.snapshot.inventory.object_count, p.snapshot.inventory.stored_bytes], [true, 0, 0]);
     assert.deepEqual([p.snapshot.state, p.snapshot.reason.code], ['unhealthy', 'scope-empty']);
-    const ac = p.snapshot.details.archive_cloud;
+    const ac = requireCommonSummary(p.snapshot.details);
     assert.deepEqual([ac.wal.reason.code, ac.timeline.reason.code, ac.coverage.reason.code], ['scope-empty', 'scope-empty', 'scope-empty']);
     for (const c of p.snapshot.capabilities) if (c.id !== 'object-inventory') assert.notEqual(c.state, 'healthy', 'a capability other than object-inventory is healthy');
   });

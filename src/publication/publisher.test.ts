@@ -14,6 +14,7 @@ import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { Publisher, revisionBase, type Publication } from './publisher.ts';
 import { Refresher } from './refresher.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
+import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'p/pg-main/';
 const T0 = Date.parse('2026-11-21T13:00:00Z');
@@ -59,7 +60,7 @@ describe('publication transitions', () => {
     assert.equal(p.snapshot.completeness, 'no-completed-scan');
     assert.equal(p.snapshot.state, 'unknown');
     // Expectations are configuration, not evidence: shown as configured from the start.
-    const r = valid(newPublisher({ policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: 2 }).fail('unavailable', attempt(1))).snapshot.details.archive_cloud.retention;
+    const r = requireCommonSummary(valid(newPublisher({ policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: 2 }).fail('unavailable', attempt(1))).snapshot.details).retention;
     assert.deepEqual([r.policy_configured, r.minimum_configured, r.minimum_redundancy, r.state], [true, true, 2, 'unknown']);
   });
 
@@ -74,7 +75,7 @@ describe('publication transitions', () => {
     const failed = valid(pub.fail('throttled', attempt(20)));
     assert.deepEqual([failed.revision, failed.generation, failed.snapshot.stale], [2, 1, true]);
     assert.equal(failed.snapshot.reason.code, 'refresh-throttled');
-    assert.equal(failed.snapshot.details.archive_cloud.wal.state, 'unknown');
+    assert.equal(requireCommonSummary(failed.snapshot.details).wal.state, 'unknown');
     assert.equal(failed.snapshot.inventory.last_failure_category, 'throttled');
     assert.equal(failed.snapshot.inventory.object_count, g1.snapshot.inventory.object_count);
     assert.equal(failed.snapshot.started_at, g1.snapshot.started_at);
@@ -144,7 +145,7 @@ describe('publication transitions', () => {
     pub.complete(await scanWith(repository(), pub), attempt(10));
     const e = await scanWith(repository(), pub);
     const p = valid(pub.complete({ ...e, rangesTruncated: true }, attempt(20)));
-    assert.deepEqual([p.generation, p.snapshot.inventory.last_failure_category, p.snapshot.details.archive_cloud.ranges_truncated], [1, 'safety_limit', true]);
+    assert.deepEqual([p.generation, p.snapshot.inventory.last_failure_category, requireCommonSummary(p.snapshot.details).ranges_truncated], [1, 'safety_limit', true]);
   });
 
   it('the evidence behind the current generation is the last complete scan, never a truncated attempt', async () => {
@@ -164,7 +165,7 @@ describe('publication transitions', () => {
   it('retention: an unmet minimum is unhealthy, but a configured unrecognized policy forces unknown', async () => {
     const retention = async (x: ConstructorParameters<typeof Publisher>[1]) => {
       const pub = newPublisher(x);
-      return valid(pub.complete(await scanWith(repository(), pub), attempt(10))).snapshot.details.archive_cloud.retention;
+      return requireCommonSummary(valid(pub.complete(await scanWith(repository(), pub), attempt(10))).snapshot.details).retention;
     };
     const unmet = await retention({ policyText: null, policy: null, minimumRedundancy: 5 });
     assert.deepEqual([unmet.state, unmet.reason.code, unmet.minimum_redundancy], ['unhealthy', 'minimum-redundancy-not-met', 5]);

@@ -32,6 +32,7 @@ import type { StoreDriver } from '../../src/store/driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
+import { requireCommonSummary } from '../../src/contract/details-view.ts';
 
 const run = promisify(execFile);
 
@@ -271,7 +272,7 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
         p.walGaps.every((g) => g.last_observed_generation === p.generation),
         `${step}: last observed now`,
       );
-      const wal = p.snapshot.details.archive_cloud.wal;
+      const wal = requireCommonSummary(p.snapshot.details).wal;
       const top = p.snapshot.state;
       if (expected.length === 0) return p;
       if (expected.some(([, , status]) => status === 'confirmed')) confirmedSeen = true;
@@ -289,7 +290,7 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
     for (const name of s) assert.ok(stored.has(name), `${name} archived into the store`);
     const baseline = await scan();
     assert.deepEqual(baseline.walGaps, []);
-    assert.deepEqual([baseline.snapshot.details.archive_cloud.wal.state, baseline.snapshot.state], ['healthy', 'healthy']);
+    assert.deepEqual([requireCommonSummary(baseline.snapshot.details).wal.state, baseline.snapshot.state], ['healthy', 'healthy']);
     const g = baseline.generation + 1; // the generation that first sees the gap
     const at = (i: number) => s[i] as string;
 
@@ -326,7 +327,7 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
     // 6. Everything back: no gap, and the WAL is healthy again.
     await putBack([1, 2, 3, 5, 6].map(at));
     const filled = await expectGaps('6. filled', []);
-    assert.deepEqual([filled.snapshot.details.archive_cloud.wal.state, filled.snapshot.details.archive_cloud.wal.reason.code], ['healthy', 'wal-continuous']);
+    assert.deepEqual([requireCommonSummary(filled.snapshot.details).wal.state, requireCommonSummary(filled.snapshot.details).wal.reason.code], ['healthy', 'wal-continuous']);
     assert.equal(filled.snapshot.state, 'healthy');
     console.log(`live gap lifecycle: ${((Date.now() - t0) / 1000).toFixed(1)} s after setup`);
   });

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Projection, SourceStatus } from '../../client/index.ts';
 import { createLogger } from '../../common/log.ts';
 import { VALID_EXAMPLES } from '../../contract/examples.ts';
-import type { RepositoryEvidenceSnapshot } from '../../contract/snapshot.ts';
+import type { ArchiveCloudDetails, RepositoryEvidenceSnapshot } from '../../contract/snapshot.ts';
 import type { ConsoleView } from './page.ts';
 import { createConsoleServer } from './server.ts';
 
@@ -19,7 +19,7 @@ const projection: Projection = {
   revision: snapshot.revision,
   evidenceGeneration: snapshot.evidence_generation,
   snapshot: { ...snapshot, reason: { code: 'a-code-from-the-future', message: '<script>alert(1)</script>' } },
-  details: { type: 'archive-cloud/v1alpha1', known: true, archive_cloud: details.archive_cloud },
+  details: { type: 'archive-cloud/v1alpha1', known: true, archive_cloud: (details as ArchiveCloudDetails).archive_cloud },
   collections: { backups: { known: false, reason: 'response-limit' }, 'wal-ranges': { known: true, items: [] }, 'wal-gaps': { known: true, items: [] }, 'recovery-paths': { known: true, items: [] } },
   assembledAt: new Date('2026-11-23T10:00:00Z'),
 };
