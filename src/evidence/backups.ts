@@ -4,6 +4,14 @@
  * backup needs to reach consistency (`begin_wal`..`end_wal` on its timeline) must be present in
  * the archive, under the archive's geometry. The rules run in a fixed order and the first that
  * applies decides; docs/design/evidence.md §Backups lists them with their reason codes.
+ *
+ * Then the dependency-chain rule, for formats whose backups need others' artifacts (`dependsOn`):
+ * a backup is no more usable than the artifacts of every backup it depends on. A dependency the
+ * catalog does not hold makes it unhealthy (`dependency-missing`); a dependency whose artifacts
+ * are broken or unknown (the format's verdict before WAL, and that backup's own chain) makes it
+ * unhealthy or unknown alike (`dependency-not-usable`). The more severe of the backup's own verdict
+ * and its chain's decides. A dependency's own consistency WAL plays no part: restoring the
+ * dependent replays from the dependent's own begin.
  */
 import type { BackupItem } from '../contract/collections.ts';
 import type { Reason, State } from '../contract/primitives.ts';
@@ -29,6 +37,8 @@ export interface BackupFacts {
   readonly shelf: Shelf;
   /** What operators know it by (its name, its keep), as the format reads it: pages only, never the wire. */
   readonly label: BackupLabel;
+  /** Its dependency chain: healthy when every backup it depends on is usable, else the chain's state; null when it depends on none. */
+  readonly chain: State | null;
 }
 
 export interface BackupContext {
@@ -44,7 +54,11 @@ const REASONS = {
   'required-wal-missing': 'WAL needed to reach consistency is missing from the archive.',
   'required-wal-candidate-gap': 'WAL needed to reach consistency falls in an unconfirmed gap.',
   'required-wal-not-yet-archived': 'WAL needed to reach consistency has not been archived yet.',
+  'dependency-missing': 'A backup this one depends on is missing.',
+  'dependency-not-usable': 'A backup this one depends on is not proven structurally usable.',
 } as const;
+
+const SEVERITY: Record<State, number> = { healthy: 0, warning: 1, unknown: 2, unhealthy: 3 };
 
 const verdict = (state: State, code: keyof typeof REASONS): FormatVerdict => ({ state, code, message: REASONS[code] });
 
@@ -76,8 +90,45 @@ function judge(b: FormatBackup, ctx: BackupContext): FormatVerdict {
   return walVerdict(begin.position, end.position, b.fields.timeline, ctx.index, ctx.geometry) ?? b.otherwise;
 }
 
+/**
+ * How each backup's artifacts stand as a dependency (its format's verdict before WAL, and its own
+ * chain), worked out once per backup: a chain of n incremental backups, each naming all earlier
+ * ones, costs n² steps, not 2ⁿ. The catalog's backups never change, so the memory is keyed on them.
+ */
+const artifactStates = new WeakMap<FormatBackup, State | 'pending'>();
+
+function artifactState(b: FormatBackup): State {
+  const known = artifactStates.get(b);
+  // A cycle (no format writes one) proves nothing usable.
+  if (known === 'pending') return 'unknown';
+  if (known !== undefined) return known;
+  artifactStates.set(b, 'pending');
+  const own = b.decided?.state ?? 'healthy';
+  const chain = chainVerdict(b)?.state ?? 'healthy';
+  const s = SEVERITY[chain] > SEVERITY[own] ? chain : own;
+  artifactStates.set(b, s);
+  return s;
+}
+
+/** The chain's verdict: null when every dependency is usable (or there is none), else the most severe finding. */
+function chainVerdict(b: FormatBackup): FormatVerdict | null {
+  let found: FormatVerdict | null = null;
+  for (const d of b.dependsOn) {
+    let v: FormatVerdict | null;
+    if (d.backup === null) v = verdict('unhealthy', 'dependency-missing');
+    else {
+      const s = artifactState(d.backup);
+      v = s === 'healthy' || s === 'warning' ? null : verdict(s, 'dependency-not-usable');
+    }
+    if (v !== null && (found === null || SEVERITY[v.state] > SEVERITY[found.state])) found = v;
+  }
+  return found;
+}
+
 export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts {
-  const v = judge(b, ctx);
+  const own = judge(b, ctx);
+  const chain = chainVerdict(b);
+  const v = chain !== null && SEVERITY[chain.state] > SEVERITY[own.state] ? chain : own;
   const reason: Reason = { code: v.code, message: v.message };
   const { backup_id, status, backup_type, ...rest } = b.fields;
   // In the wire's field order: documents that are not canonically serialised keep it too.
@@ -108,5 +159,6 @@ export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts
     beginAt: item.begin_at,
     shelf: v.shelf ?? (usable ? 'completed' : 'structurally incomplete'),
     label: b.label,
+    chain: b.dependsOn.length === 0 ? null : (chain?.state ?? 'healthy'),
   };
 }

@@ -184,7 +184,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
 
   // 1–3. The catalog: backups, their metadata and the geometry it declares; the WAL area's
   // directories are listed beside it.
-  const [catalog, walPlan] = await both(o.format.readCatalog(access, limits.maxBackups), o.format.planWal(access));
+  const [catalog, walPlan] = await both(o.format.readCatalog(access, limits.maxBackups, o.server), o.format.planWal(access, o.server));
   unknownObjects += catalog.unknownObjects;
   // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
   const archiveGeometry = catalog.geometry;
@@ -195,7 +195,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
   const parts = walPlan.parts(archiveGeometry?.segmentSize ?? null);
-  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access));
+  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server));
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
   const c = wal.counts;

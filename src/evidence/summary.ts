@@ -65,6 +65,9 @@ export const MESSAGES: Record<string, string> = {
   'inventory-exact': 'Objects and bytes are counted exactly.',
   'catalog-complete': 'Every backup directory has readable metadata.',
   'catalog-incomplete': 'Some backup directories have no readable metadata.',
+  'dependency-chains-complete': 'Every completed backup that depends on others has its whole chain usable.',
+  'dependency-chain-broken': 'A completed backup depends on a backup that is missing or structurally broken.',
+  'dependency-chain-unknown': 'A completed backup depends on a backup not proven structurally usable.',
 };
 
 const sr = (state: State, code: string): StateReason => ({ state, reason: { code, message: MESSAGES[code] ?? code } });
@@ -208,6 +211,20 @@ function structuralState(e: ScopeEvidence): StateReason {
   return sr('healthy', 'backups-usable');
 }
 
+/**
+ * Dependency-chain validation (for formats whose backups depend on others): healthy when every
+ * completed backup's chain is usable, else the worst chain (evidence/backups.ts judges each).
+ */
+function chainState(e: ScopeEvidence): StateReason {
+  // A truncated catalog cannot prove a chain (D-11, D-72).
+  if (e.diagnosticsTruncated) return sr('unknown', 'diagnostics-truncated');
+  if (e.empty) return sr('unknown', 'scope-empty');
+  const chains = e.backups.filter((b) => b.completed && b.chain !== null).map((b) => b.chain);
+  if (chains.includes('unhealthy')) return sr('unhealthy', 'dependency-chain-broken');
+  if (chains.includes('unknown')) return sr('unknown', 'dependency-chain-unknown');
+  return sr('healthy', 'dependency-chains-complete');
+}
+
 export interface ScopeSummary {
   readonly wal: StateReason;
   readonly timeline: StateReason;
@@ -219,8 +236,8 @@ export interface ScopeSummary {
   readonly top: StateReason;
 }
 
-/** What a summary and its publication need of the scope's format: its capabilities, the tool its messages name, its payload. */
-export type FormatTraits = Pick<RepositoryFormat, 'capabilities' | 'tool' | 'details'>;
+/** What a summary and its publication need of the scope's format: its id, its capabilities, the tool its messages name, its payload. */
+export type FormatTraits = Pick<RepositoryFormat, 'id' | 'capabilities' | 'tool' | 'details'>;
 
 /** A state whose message names the format's tool, with the tool's name in place. */
 const naming = (s: StateReason, tool: string): StateReason => (s.reason.message.includes('{tool}') ? { ...s, reason: { ...s.reason, message: s.reason.message.replaceAll('{tool}', tool) } } : s);
@@ -242,6 +259,7 @@ export function summarize(e: ScopeEvidence, x: Expectations, now: number, format
   // capability a format has but no rule judges yet is visible, with support unknown (spec).
   const judged: Partial<Record<CapabilityId, StateReason>> = {
     'catalog-listing': catalog,
+    'dependency-chain-validation': chainState(e),
     'object-inventory': sr('healthy', 'inventory-exact'),
     'observed-recovery-coverage': coverage,
     'retention-expectation-comparison': { state: ret.state, reason: ret.reason },

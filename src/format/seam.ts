@@ -6,8 +6,10 @@
  * out exactly once; a format decides what to list and read, and how to classify it, never how
  * objects are counted.
  *
- * Keys are relative to the scope's base (for `archive-cloud`, `<prefix>/<server>/`): a format
- * never sees the destination, and nothing it holds can leak it.
+ * Keys are relative to the scope's base (for `archive-cloud`, `<prefix>/<server>/`; for
+ * `stanza-repository`, the repository root `<prefix>/`, under which the stanza's two areas
+ * `archive/<stanza>/` and `backup/<stanza>/` lie): a format never sees the destination prefix,
+ * and nothing it holds can leak it.
  */
 import type { BackupItem } from '../contract/collections.ts';
 import type { State, StateReason } from '../contract/primitives.ts';
@@ -108,6 +110,18 @@ export interface FormatBackup {
   /** Values that contradict nothing else in the metadata (null otherwise). */
   readonly trusted: { readonly timeline: number | null; readonly endLsn: bigint | null; readonly endAt: string | null };
   readonly label: BackupLabel;
+  /**
+   * The backups whose artifacts this one needs to be restored (an incremental or differential
+   * backup's chain; [] for a self-contained backup). Evidence makes a backup no more usable than
+   * any backup it depends on (docs/design/evidence.md §Backups, the dependency-chain rule).
+   */
+  readonly dependsOn: readonly BackupDependency[];
+}
+
+/** One backup another depends on: its id, and the catalog's backup of that id (null when the catalog has none). */
+export interface BackupDependency {
+  readonly id: string;
+  readonly backup: FormatBackup | null;
 }
 
 /** The catalog of one scope: its backups and what they say of the WAL archive's geometry. */
@@ -152,6 +166,13 @@ export interface DetailsInput {
   readonly latestArchiveReceiptAt: string | null;
   readonly rangesTruncated: boolean;
   readonly diagnosticsTruncated: boolean;
+  /**
+   * The backup items as published, for a format's own counts (statuses, types, encryption); null
+   * before a complete scan. Absent where a caller rebuilds a payload from another (`detailsView`).
+   */
+  readonly backups?: readonly Pick<BackupItem, 'status' | 'backup_type' | 'encryption'>[] | null;
+  /** The dependency-chain-validation capability's verdict (unknown before a complete scan). */
+  readonly dependencyChain?: StateReason;
 }
 
 /** A retention policy an operator expects, in the neutral terms viewer compares evidence with. */
@@ -207,11 +228,15 @@ export interface RepositoryFormat {
   details(input: DetailsInput): Details;
   /** Which of the spec's nine capabilities the format has at all. */
   readonly capabilities: Readonly<Record<CapabilityId, 'supported' | 'unsupported'>>;
-  readCatalog(access: ScopeAccess, maxBackups: number): Promise<FormatCatalog>;
+  /**
+   * The scope's catalog. `scope` is the scope's name (the server, or the stanza): a format whose
+   * key layout names the scope below the base (`scopeRoots`) needs it; others ignore it.
+   */
+  readCatalog(access: ScopeAccess, maxBackups: number, scope: string): Promise<FormatCatalog>;
   /** Lists what the WAL area's layout needs before it can be read in parallel parts. */
-  planWal(access: ScopeAccess): Promise<WalPlan>;
+  planWal(access: ScopeAccess, scope: string): Promise<WalPlan>;
   /** Everything in the scope that is neither catalog nor WAL: counted as unknown; another format's files recognised. */
-  readOthers(access: ScopeAccess): Promise<{ readonly unknownObjects: number; readonly foreignLayout: boolean }>;
+  readOthers(access: ScopeAccess, scope: string): Promise<{ readonly unknownObjects: number; readonly foreignLayout: boolean }>;
   readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes: number): Promise<HistoryBytes>;
   /** Each gap's class, in the order given. */
   classifyGaps(gaps: readonly GapSpan[], backups: readonly BackupPlacement[], geometry: WalGeometry | null, observed: (timeline: number) => readonly { readonly start: number; readonly end: number }[]): GapClass[];

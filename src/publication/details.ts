@@ -38,7 +38,15 @@ export function emptyDetails(format: Filler, r: Reason, x: Expectations): Detail
     latestArchiveReceiptAt: null,
     rangesTruncated: false,
     diagnosticsTruncated: false,
+    backups: null,
+    dependencyChain: unknown(r),
   });
+}
+
+/** The dependency-chain-validation capability's verdict (the summary lists every capability), for a payload that reports it. */
+function chainOf(s: ScopeSummary): StateReason {
+  const c = s.capabilities.find((x) => x.id === 'dependency-chain-validation');
+  return c === undefined ? unknown(s.top.reason) : { state: c.state, reason: c.reason };
 }
 
 /** The details of a complete scan: its summary, the exact collection counts, the newest receipt. */
@@ -55,6 +63,8 @@ export function detailsOf(format: Filler, e: ScopeEvidence, s: ScopeSummary, tot
     latestArchiveReceiptAt: e.latestWalReceipt === null ? null : new Date(e.latestWalReceipt).toISOString(),
     rangesTruncated: false,
     diagnosticsTruncated: false,
+    backups: e.backups.map((b) => b.item),
+    dependencyChain: chainOf(s),
   });
 }
 

@@ -22,7 +22,7 @@
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
-import { API_VERSION, FORMAT_ARCHIVE_CLOUD, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason } from '../contract/primitives.ts';
+import { API_VERSION, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type WireFormat } from '../contract/primitives.ts';
 import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
@@ -205,7 +205,8 @@ export class Publisher {
         cluster: { ...this.#identity.cluster },
         repository: {
           provider: this.#identity.provider,
-          format: FORMAT_ARCHIVE_CLOUD,
+          // The format's own id (archive-cloud, stanza-repository); validated with the rest before publishing.
+          format: this.#identity.format.id as WireFormat,
           destination_fingerprint: this.#identity.fingerprint,
           scope: { kind: SCOPE_KIND, name: this.#identity.server },
         },

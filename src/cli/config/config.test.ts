@@ -70,6 +70,7 @@ const SIDECAR_CASES: Case[] = [
   ['provider missing', SIDECAR_STATIC, { PROVIDER: undefined }, 'PROVIDER'],
   ['format other than archive-cloud', SIDECAR_STATIC, { REPOSITORY_FORMAT: 'archive-other' }, 'REPOSITORY_FORMAT'],
   ['format missing', SIDECAR_STATIC, { REPOSITORY_FORMAT: undefined }, 'REPOSITORY_FORMAT'],
+  ['stanza-repository in sidecar mode (archive-cloud only, D-72)', SIDECAR_STATIC, { REPOSITORY_FORMAT: 'stanza-repository' }, 'REPOSITORY_FORMAT'],
   ['two server names', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: 'pg-main,pg-other' }, 'ARCHIVE_SERVER_NAMES'],
   ['no server name', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: undefined }, 'ARCHIVE_SERVER_NAMES'],
   ['empty server names', SIDECAR_STATIC, { ARCHIVE_SERVER_NAMES: '' }, 'ARCHIVE_SERVER_NAMES'],
@@ -141,6 +142,7 @@ const STANDALONE_CASES: Case[] = [
   ['provider not inferable', STANDALONE, { DESTINATION_PATH: 'https://storage.example.com/backups' }, 'PROVIDER'],
   ['provider contradicting the URL', STANDALONE, { PROVIDER: 'store-c' }, 'DESTINATION_PATH'],
   ['format not supported', STANDALONE, { REPOSITORY_FORMAT: 'archive-other' }, 'REPOSITORY_FORMAT'],
+  ['stanza-repository without a destination (the demo is archive-cloud)', {}, { REPOSITORY_FORMAT: 'stanza-repository' }, 'DESTINATION_PATH'],
   ['minimum redundancy negative', STANDALONE, { EXPECTED_MINIMUM_REDUNDANCY: '-1' }, 'EXPECTED_MINIMUM_REDUNDANCY'],
   ['retention policy with a control character', STANDALONE, { EXPECTED_RETENTION_POLICY: 'REDUNDANCY 2\n' }, 'EXPECTED_RETENTION_POLICY'],
   ['duplicate server names', STANDALONE, { ARCHIVE_SERVER_NAMES: 'pg-a,pg-a' }, 'ARCHIVE_SERVER_NAMES'],
@@ -168,6 +170,12 @@ describe('a start with exactly one rule violated is refused and names it', () =>
 });
 
 describe('valid configurations', () => {
+  it('standalone reads a pgBackRest repository with REPOSITORY_FORMAT=stanza-repository', () => {
+    const c = accepted({ ...STANDALONE, REPOSITORY_FORMAT: 'stanza-repository', ARCHIVE_SERVER_NAMES: 'main' });
+    assert.deepEqual([c.mode, c.format], ['standalone', 'stanza-repository']);
+    assert.equal(accepted(STANDALONE).format, 'archive-cloud');
+  });
+
   it('sidecar with static files', () => {
     const c = accepted(SIDECAR_STATIC);
     assert.equal(c.mode, 'sidecar');

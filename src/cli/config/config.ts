@@ -14,6 +14,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import {
   CLUSTER_NAME_PATTERN,
   FORMAT_ARCHIVE_CLOUD,
+  FORMAT_STANZA_REPOSITORY,
   NAMESPACE_PATTERN,
   PROVIDERS,
   SERVER_NAME_PATTERN,
@@ -29,7 +30,9 @@ export type { ConfigViolation, Env } from './env-reader.ts';
 
 export const RUNTIME_MODES = ['standalone', 'sidecar'] as const;
 export type RuntimeMode = (typeof RUNTIME_MODES)[number];
-export const REPOSITORY_FORMATS = [FORMAT_ARCHIVE_CLOUD] as const;
+/** The formats viewer reads; the sidecar accepts only the first (the spec's mode table, D-72). */
+export const REPOSITORY_FORMATS = [FORMAT_ARCHIVE_CLOUD, FORMAT_STANZA_REPOSITORY] as const;
+export type RepositoryFormatName = (typeof REPOSITORY_FORMATS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -76,7 +79,7 @@ export interface RetentionExpectation {
 }
 
 interface CommonConfig {
-  readonly format: typeof FORMAT_ARCHIVE_CLOUD;
+  readonly format: RepositoryFormatName;
   readonly provider: Provider;
   readonly credentials: StoreCredentials;
   readonly region: string | null;
@@ -93,6 +96,7 @@ interface CommonConfig {
 
 export interface SidecarConfig extends CommonConfig {
   readonly mode: 'sidecar';
+  readonly format: typeof FORMAT_ARCHIVE_CLOUD;
   readonly destination: Destination;
   readonly serverName: string;
   readonly tokenFile: string;
@@ -360,10 +364,8 @@ export function parseConfig(env: Env): ConfigResult {
   const mode = r.isSet('RUNTIME_MODE') ? r.oneOf('RUNTIME_MODE', RUNTIME_MODES) : 'standalone';
   if (mode === undefined) return { ok: false, violations: r.violations };
 
-  const format =
-    mode === 'sidecar' && !r.isSet('REPOSITORY_FORMAT')
-      ? r.required('REPOSITORY_FORMAT', 'in sidecar mode')
-      : r.isSet('REPOSITORY_FORMAT') ? r.oneOf('REPOSITORY_FORMAT', REPOSITORY_FORMATS) : FORMAT_ARCHIVE_CLOUD;
+  if (mode === 'sidecar' && !r.isSet('REPOSITORY_FORMAT')) r.required('REPOSITORY_FORMAT', 'in sidecar mode');
+  const format: RepositoryFormatName | undefined = r.isSet('REPOSITORY_FORMAT') ? r.oneOf('REPOSITORY_FORMAT', REPOSITORY_FORMATS) : mode === 'sidecar' ? undefined : FORMAT_ARCHIVE_CLOUD;
 
   const url = mode === 'sidecar' ? r.required('DESTINATION_PATH', 'in sidecar mode', 2048) : r.string('DESTINATION_PATH', 2048);
   const provider = parseProvider(r, mode, url);
@@ -418,12 +420,14 @@ export function parseConfig(env: Env): ConfigResult {
   const allowDownload = r.boolean('ALLOW_DOWNLOAD') ?? false;
   if (destination === null && url === undefined && (serverNames !== null || r.isSet('PROVIDER'))) {
     r.violate('DESTINATION_PATH', 'is required when PROVIDER or ARCHIVE_SERVER_NAMES is set (unset, viewer runs its embedded demo)');
+  } else if (url === undefined && format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) {
+    r.violate('DESTINATION_PATH', 'is required with a REPOSITORY_FORMAT other than archive-cloud (the embedded demo is an archive-cloud repository)');
   }
   if (r.violations.length > 0 || format === undefined || provider === undefined || credentials === undefined || listen === undefined) {
     return { ok: false, violations: r.violations };
   }
   const config: StandaloneConfig = {
-    mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
+    mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
     refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, listen, trustedUserHeader, allowDownload,
   };
   return { ok: true, config, warnings: warningsFor(env) };

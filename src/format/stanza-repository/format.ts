@@ -1,0 +1,80 @@
+/**
+ * pgBackRest's repository (`stanza-repository`, D-60) as a repository format behind the seam: one
+ * stanza is the scope, its areas `backup/<stanza>/` (the catalog, `backups.ts`) and
+ * `archive/<stanza>/` (the WAL, `wal-plan.ts`) under the repository root (`layout.ts`); discovery
+ * lists the stanzas (`discovery.ts`); pgBackRest's retention shape and the one retention-policy
+ * form with a neutral meaning (`retention.ts`); which of the spec's capabilities the format has;
+ * the tool its messages name; and the `stanza-repository/v1alpha1` payload (D-72). Standalone
+ * mode only: the sidecar refuses the format (cli/config). Design: docs/design/stanza-repository.md.
+ */
+import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY } from '../../contract/primitives.ts';
+import type { DetailsInput, RepositoryFormat } from '../seam.ts';
+import { readCatalog } from './backups.ts';
+import { discoverStanzas } from './discovery.ts';
+import { stanzaRoots } from './layout.ts';
+import { classifyGaps, parseRetentionPolicy } from './retention.ts';
+import { planWal, readHistory, readOthers } from './wal-plan.ts';
+
+/** The payload's own facts, counted from the published backup items (null before a complete scan). */
+function stanzaFacts(d: DetailsInput) {
+  const items = d.backups ?? null;
+  if (items === null) return { backup_types: null, interrupted_backups: null, encrypted: null };
+  const types = { full: 0, diff: 0, incr: 0 };
+  let interrupted = 0;
+  for (const b of items) {
+    if (b.status === 'DONE' && (b.backup_type === 'full' || b.backup_type === 'diff' || b.backup_type === 'incr')) types[b.backup_type] += 1;
+    if (b.status === 'INTERRUPTED') interrupted += 1;
+  }
+  // The cipher is in use when any backup shows it; not in use when every backup's files prove none; else unknown.
+  const encryptions = new Set(items.map((b) => b.encryption));
+  const encrypted = encryptions.has('aes-256-cbc') ? true : encryptions.size === 1 && encryptions.has('none') ? false : null;
+  return { backup_types: types, interrupted_backups: interrupted, encrypted };
+}
+
+export const stanzaRepository: RepositoryFormat = {
+  id: FORMAT_STANZA_REPOSITORY,
+  tool: 'pgBackRest',
+  scopeRoots: stanzaRoots,
+  // Every capability: pgBackRest writes diff and incr chains and encrypted repositories.
+  capabilities: {
+    'object-inventory': 'supported',
+    'catalog-listing': 'supported',
+    'structural-artifact-validation': 'supported',
+    'dependency-chain-validation': 'supported',
+    'wal-continuity': 'supported',
+    'timeline-history-traversal': 'supported',
+    'encrypted-metadata': 'supported',
+    'observed-recovery-coverage': 'supported',
+    'retention-expectation-comparison': 'supported',
+  },
+  readCatalog,
+  planWal,
+  readOthers,
+  readHistory,
+  discoverScopes: discoverStanzas,
+  classifyGaps,
+  parseRetentionPolicy,
+  // The `stanza-repository/v1alpha1` payload: the common summary, field for field, and pgBackRest's facts.
+  details: (d) => ({
+    type: DETAILS_TYPE_STANZA_REPOSITORY,
+    stanza_repository: {
+      backup_items: d.totals?.backups ?? null,
+      wal_range_items: d.totals?.ranges ?? null,
+      wal_gap_items: d.totals?.gaps ?? null,
+      recovery_path_items: d.totals?.paths ?? null,
+      structurally_usable_backups: d.structurallyUsable,
+      backup_states: d.backupStates,
+      wal_counts: d.walCounts,
+      wal: d.wal,
+      timeline: d.timeline,
+      coverage: d.coverage,
+      retention: d.retention,
+      latest_archive_receipt_at: d.latestArchiveReceiptAt,
+      ranges_truncated: d.rangesTruncated,
+      diagnostics_truncated: d.diagnosticsTruncated,
+      ...stanzaFacts(d),
+      // Absent only where a payload is refilled from another's common fields: then it is not judged.
+      dependency_chain: d.dependencyChain ?? { state: 'unknown', reason: { code: 'capability-not-judged', message: 'viewer does not judge this capability for this format yet.' } },
+    },
+  }),
+};

@@ -1,0 +1,76 @@
+/**
+ * A stanza's two info files, `backup/<stanza>/backup.info` and `archive/<stanza>/archive.info`,
+ * each read with its `.copy` twin under the info-file ceiling and chosen by pgBackRest's rule
+ * (`chooseInfoCopy`: the main file when it loads, else the copy), with what the choice tells:
+ * the copy stood in, the two loadable files differ, or the files are encrypted. Read once per
+ * scan and shared by the catalog and the WAL plan, which run side by side (the memory is keyed on
+ * the scan's access, so nothing outlives the scan). Keys are relative to the scope's base, the
+ * destination (`layout.ts`).
+ */
+import type { ScopeAccess } from '../seam.ts';
+import { readArchiveInfo, type ArchiveInfo } from './archive-info.ts';
+import { readBackupInfo, type BackupInfo } from './backup-info.ts';
+import { chooseInfoCopy, INFO_FILE_LIMITS, parseInfoFile, type CopyChoice, type InfoFile, type InfoFileResult } from './info-file.ts';
+import { archiveArea, backupArea } from './layout.ts';
+
+/** How one info file and its copy stood, and which was used. */
+export interface InfoPair<T> {
+  /** The typed view of the chosen file; null when neither loads. */
+  readonly view: T | null;
+  /** `main` or `copy`: the one used; null when neither loads. */
+  readonly chosen: CopyChoice['chosen'];
+  /** Neither file exists. */
+  readonly absent: boolean;
+  /** Either file is encrypted (OpenSSL's `Salted__`): unreadable without the passphrase. */
+  readonly encrypted: boolean;
+  /** Both load and their bytes differ (what `pgbackrest verify` reports). */
+  readonly differ: boolean;
+  /** The main file did not load and the copy stood in. */
+  readonly fromCopy: boolean;
+}
+
+async function readOne(access: ScopeAccess, key: string): Promise<InfoFileResult | null> {
+  const r = await access.read(key, INFO_FILE_LIMITS.maxBytes);
+  if (r.status === 'absent') return null;
+  if (r.status === 'too-large') return { ok: false, reason: 'too-large', line: null };
+  return parseInfoFile(r.bytes, INFO_FILE_LIMITS);
+}
+
+async function readPair<T>(access: ScopeAccess, key: string, typed: (file: InfoFile) => T): Promise<InfoPair<T>> {
+  const [main, copy] = await Promise.all([readOne(access, key), readOne(access, `${key}.copy`)]);
+  const choice = chooseInfoCopy(main, copy);
+  const encrypted = [main, copy].some((r) => r !== null && !r.ok && r.reason === 'encrypted');
+  return {
+    view: choice.file === null ? null : typed(choice.file),
+    chosen: choice.chosen,
+    absent: main === null && copy === null,
+    encrypted,
+    differ: choice.differ,
+    fromCopy: choice.chosen === 'copy',
+  };
+}
+
+export interface StanzaInfo {
+  readonly backup: InfoPair<BackupInfo>;
+  readonly archive: InfoPair<ArchiveInfo>;
+}
+
+const read = new WeakMap<ScopeAccess, Map<string, Promise<StanzaInfo>>>();
+
+/** Both info files of `stanza`, read once per scan (per access). */
+export function stanzaInfo(access: ScopeAccess, stanza: string): Promise<StanzaInfo> {
+  let byStanza = read.get(access);
+  if (byStanza === undefined) {
+    byStanza = new Map();
+    read.set(access, byStanza);
+  }
+  let info = byStanza.get(stanza);
+  if (info === undefined) {
+    info = Promise.all([
+      readPair(access, `${backupArea(stanza)}backup.info`, readBackupInfo),
+      readPair(access, `${archiveArea(stanza)}archive.info`, readArchiveInfo),
+    ]).then(([backup, archive]) => ({ backup, archive }));
+    byStanza.set(stanza, info);
+  }
+  return info;
+}
