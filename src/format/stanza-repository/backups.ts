@@ -205,7 +205,8 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
     status: 'DONE',
     backup_type: e.type,
     system_id: history?.systemId ?? null,
-    postgresql_version: history?.version == null ? null : pgVersionNum(history.version),
+    // pgBackRest records the major version only (`15`), which is not PostgreSQL's version number (D-72).
+    postgresql_version: null,
     timeline: trusted ? timelineOf(e.archiveStart) : null,
     wal_segment_size_bytes: current ? (g?.segmentSize ?? null) : null,
     begin_wal: trusted ? e.archiveStart : null,
