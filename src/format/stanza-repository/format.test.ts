@@ -220,6 +220,39 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     publish(e);
   });
 
+  it('judges a backup whose manifest exceeds the ceiling unknown, with a typed reason', async () => {
+    const { store, repo } = stanza();
+    store.put(`${repo.backupDir}${F}/backup.manifest`, 'x', at(1), 64 * 1024 * 1024 + 1);
+    const e = await scan(store);
+    assert.deepEqual(row(e, F), ['DONE', 'full', 'unknown', 'backup-manifest-too-large', 'unsupported']);
+    // Its diff and incr depend on it: not proven usable either.
+    assert.deepEqual(row(e, D), ['DONE', 'diff', 'unknown', 'dependency-not-usable', 'structurally incomplete']);
+    publish(e);
+  });
+
+  it('reads only the current database generation as WAL; an earlier archive id is counted, not read', async () => {
+    const { store, repo } = stanza();
+    // A stanza-upgrade's earlier cluster: its own archive id with WAL at colliding positions.
+    for (let p = 1; p <= 20; p++) store.put(repo.segmentKey(1, p).replace('/15-1/', '/14-0/'), 'wal', at(-100), 4096);
+    store.put(`${repo.archive}14-0/00000002.history`, '1\t0/5000090\tearlier\n', at(-100));
+    const e = await scan(store);
+    assert.deepEqual(e.ranges.map((r) => [r.first_wal, r.last_wal]), [['000000010000000000000003', '00000001000000000000000C']]);
+    assert.deepEqual([e.walCounts.segment, e.walCounts.history, e.walCounts.unknown, e.unknownObjects], [10, 0, 0, 0]);
+    const plain = await scan(stanza().store);
+    assert.deepEqual([e.objectCount - plain.objectCount, e.storedBytes - plain.storedBytes], [21, 20 * 4096 + 20]);
+  });
+
+  it('judges listed segment sizes once the segment size is known: an uncompressed one must be whole', async () => {
+    const { store, repo } = stanza();
+    repo.segment(1, 13, at(9), '', 1234);
+    repo.segment(1, 14, at(9.5), '');
+    repo.segment(1, 15, at(10), '.gz', 5);
+    const e = await scan(store);
+    assert.equal(e.geometry?.segmentSize, 16 << 20);
+    assert.deepEqual([e.walCounts.segment, e.implausibleSegments], [11, 2]);
+    assert.deepEqual(e.gaps.map((g) => [g.first_wal, g.last_wal]), [['00000001000000000000000D', '00000001000000000000000D']]);
+  });
+
   it('reports a deleted segment as a gap, and a hole between backups shaped by archive retention as expected', async () => {
     let e = await scan(stanza({ missing: [8] }).store);
     assert.deepEqual(e.gaps.map((g) => [g.first_wal, g.last_wal]), [['000000010000000000000008', '000000010000000000000008']]);
