@@ -319,7 +319,7 @@ function encryptionOf(info: StanzaInfo): BackupItem['encryption'] {
 }
 
 /** Lists `backup/<stanza>/`, reads backup.info and each needed manifest, and judges every backup. */
-export async function readCatalog(access: ScopeAccess, maxBackups: number, stanza: string): Promise<FormatCatalog & { readonly expired: number }> {
+export async function readCatalog(access: ScopeAccess, maxBackups: number, stanza: string): Promise<FormatCatalog> {
   const info = await stanzaInfo(access, stanza);
   const backupInfo = info.backup.view;
   const catalog = catalogState(info.backup);
@@ -352,8 +352,7 @@ export async function readCatalog(access: ScopeAccess, maxBackups: number, stanz
     geometryIssue,
     systemIds,
     truncated: found.truncated || (backupInfo?.backups.length ?? 0) > maxBackups,
+    // History manifests (of expired backups among them) are the catalog's own objects, and no backups.
     unknownObjects: found.unknownObjects,
-    // History manifests of backups neither listed nor present: expired, not backups.
-    expired: [...found.history].filter((l) => !drafts.has(l)).length,
   };
 }
