@@ -113,7 +113,7 @@ export interface FormatBackup {
   /**
    * The backups whose artifacts this one needs to be restored (an incremental or differential
    * backup's chain; [] for a self-contained backup). Evidence makes a backup no more usable than
-   * any backup it depends on (docs/design/evidence.md §Backups, the dependency-chain rule).
+   * any backup it depends on (the dependency-chain rule, evidence/backups.ts).
    */
   readonly dependsOn: readonly BackupDependency[];
 }

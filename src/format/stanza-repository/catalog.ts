@@ -8,7 +8,8 @@
  *
  * Keys arrive in byte order, so a label directory's objects are contiguous: each directory is
  * examined as soon as its last object is listed (its manifest read and its objects compared with
- * it), a few at a time while the listing goes on, and its object list is released once examined.
+ * it), a few at a time while the listing goes on (the listing waits for a free slot after each
+ * page), and its object list is released once examined.
  * Memory therefore grows with the number of backups and the few directories in flight, not with
  * the objects of the whole area.
  *
@@ -186,14 +187,30 @@ export async function listBackupArea(access: ScopeAccess, area: string, maxBacku
   /** The label whose objects are being listed (null while listing none, or skipping one past the ceiling). */
   let currentLabel: string | null = null;
 
+  /** Directories listed whole, waiting for an examination slot. */
+  const waiting: LabelDirectory[] = [];
+  const pump = () => {
+    while (running.size < limit && waiting.length > 0) {
+      const dir = waiting.shift() as LabelDirectory;
+      const p: Promise<void> = examine(dir)
+        .then(
+          (e) => void examined.set(dir.label, e),
+          (error: unknown) => void (failure ??= { error }),
+        )
+        .finally(() => {
+          running.delete(p);
+          pump();
+        });
+      running.add(p);
+    }
+  };
   const finish = (dir: LabelDirectory) => {
-    const p: Promise<void> = examine(dir)
-      .then(
-        (e) => void examined.set(dir.label, e),
-        (error: unknown) => void (failure ??= { error }),
-      )
-      .finally(() => running.delete(p));
-    running.add(p);
+    waiting.push(dir);
+    pump();
+  };
+  /** Until every directory listed so far is being examined, and a slot is free. */
+  const drain = async () => {
+    while ((waiting.length > 0 || running.size >= limit) && failure === null) await Promise.race(running);
   };
 
   for await (const page of access.objects(area)) {
@@ -234,10 +251,13 @@ export async function listBackupArea(access: ScopeAccess, area: string, maxBacku
       else if (bundle !== null) dir.bundles.set(Number(bundle[1]), obj.size);
       else dir.files?.set(file, obj.size);
     }
-    while (running.size >= limit) await Promise.race(running);
+    // At most one page of directories waits: memory stays bounded by a page and the examinations in flight.
+    await drain();
     if (failure !== null) break;
   }
   if (current !== null && failure === null) finish(current);
+  while (waiting.length > 0 && failure === null) await drain();
+  waiting.length = 0;
   await Promise.all(running);
   if (failure !== null) throw (failure as { error: unknown }).error;
   const directories = new Map([...examined].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -220,6 +220,14 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     publish(e);
   });
 
+  it('examines many directories a few at a time while the listing goes on', async () => {
+    const many: SyntheticBackup[] = Array.from({ length: 40 }, (_, i) => ({ ...full, label: `20261121-13${String(10 + i).padStart(2, '0')}00F` }));
+    const { store } = stanza({ backups: many });
+    const e = await scan(store);
+    assert.deepEqual([e.backups.length, new Set(e.backups.map((b) => b.item.state))], [40, new Set(['healthy'])]);
+    assert.equal(store.requests.filter((r) => r.op === 'read' && r.prefix.endsWith('backup.manifest')).length, 40);
+  });
+
   it('judges a backup whose manifest exceeds the ceiling unknown, with a typed reason', async () => {
     const { store, repo } = stanza();
     store.put(`${repo.backupDir}${F}/backup.manifest`, 'x', at(1), 64 * 1024 * 1024 + 1);
