@@ -278,8 +278,9 @@ function unlistedBackup(d: Examined, catalog: 'readable' | 'encrypted' | 'unread
     artifact_count: null,
     tablespace_count: null,
   };
-  // Without a readable catalog, the label still names the full backup of its set.
-  const needs = type === 'full' || type === null ? [] : m?.reference?.filter((l) => l !== d.label) ?? [d.label.slice(0, FULL_LABEL_LENGTH)];
+  // An interrupted backup is no restorable set: it depends on nothing. Without a readable catalog
+  // the label still names the full backup of its set.
+  const needs = interrupted || type === 'full' || type === null ? [] : (m?.reference?.filter((l) => l !== d.label) ?? [d.label.slice(0, FULL_LABEL_LENGTH)]);
   const backup = {
     fields,
     decided,
