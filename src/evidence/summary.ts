@@ -38,6 +38,7 @@ export const MESSAGES: Record<string, string> = {
   'scope-empty': 'No backup directory and no WAL were found at this server\'s location.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
+  'timeline-history-unread': 'A timeline history file exists but its content could not be read (encrypted), so the ancestry is unknown.',
   'timelines-consistent': 'Every timeline has a consistent history.',
   'no-usable-backup': 'No backup is proven structurally usable.',
   'latest-timeline-not-covered': 'No usable backup has a recovery path to the newest timeline.',
@@ -65,6 +66,9 @@ export const MESSAGES: Record<string, string> = {
   'inventory-exact': 'Objects and bytes are counted exactly.',
   'catalog-complete': 'Every backup directory has readable metadata.',
   'catalog-incomplete': 'Some backup directories have no readable metadata.',
+  'metadata-encrypted': 'The repository\'s metadata is encrypted: names and sizes are evidence, what is behind the cipher is unknown.',
+  'metadata-encryption-unknown': 'Whether the repository\'s metadata is encrypted is not known for every backup.',
+  'metadata-readable': 'Every backup\'s metadata is readable, without a cipher.',
   'dependency-chains-complete': 'Every completed backup that depends on others has its whole chain usable.',
   'dependency-chain-broken': 'A completed backup depends on a backup that is missing or structurally broken.',
   'dependency-chain-unknown': 'A completed backup depends on a backup not proven structurally usable.',
@@ -123,8 +127,22 @@ function timelineState(e: ScopeEvidence): StateReason {
   if (e.empty) return sr('unknown', 'scope-empty');
   const unknown = e.graph.unknownTimelines().map((t) => e.graph.ancestry(t));
   if (unknown.some((a) => !a.known && a.reason === 'history-missing')) return sr('unhealthy', 'timeline-history-missing');
+  // A history that exists but could not be read (behind a repository cipher) proves nothing either way.
+  if (unknown.length > 0 && unknown.every((a) => !a.known && a.reason === 'history-unread')) return sr('unknown', 'timeline-history-unread');
   if (unknown.length > 0) return sr('unhealthy', 'timeline-history-invalid');
   return sr('healthy', 'timelines-consistent');
+}
+
+/**
+ * Encrypted metadata (for a format that can encrypt its repository): readable metadata is evidence;
+ * behind a cipher only names and sizes are, and everything else is unknown, never healthy.
+ */
+function encryptedMetadataState(e: ScopeEvidence): StateReason {
+  if (e.empty) return sr('unknown', 'scope-empty');
+  const encryptions = e.backups.map((b) => b.item.encryption);
+  if (encryptions.some((c) => c !== null && c !== 'none')) return sr('unknown', 'metadata-encrypted');
+  if (encryptions.length === 0 || encryptions.some((c) => c === null)) return sr('unknown', 'metadata-encryption-unknown');
+  return sr('healthy', 'metadata-readable');
 }
 
 function coverageState(e: ScopeEvidence): StateReason {
@@ -259,6 +277,7 @@ export function summarize(e: ScopeEvidence, x: Expectations, now: number, format
   // capability a format has but no rule judges yet is visible, with support unknown (spec).
   const judged: Partial<Record<CapabilityId, StateReason>> = {
     'catalog-listing': catalog,
+    'encrypted-metadata': encryptedMetadataState(e),
     'dependency-chain-validation': chainState(e),
     'object-inventory': sr('healthy', 'inventory-exact'),
     'observed-recovery-coverage': coverage,

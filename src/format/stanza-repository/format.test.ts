@@ -207,7 +207,29 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     assert.ok(e.objectCount > 20);
     void repo;
     const p = publish(e);
+    assert.equal(p.snapshot.details.type, 'stanza-repository/v1alpha1');
     if (p.snapshot.details.type === 'stanza-repository/v1alpha1') assert.equal(p.snapshot.details.stanza_repository.encrypted, true);
+    const capability = p.snapshot.capabilities.find((c) => c.id === 'encrypted-metadata');
+    assert.deepEqual([capability?.support, capability?.state, capability?.reason.code], ['supported', 'unknown', 'metadata-encrypted']);
+  });
+
+  it('calls an encrypted history file unread: the ancestry is unknown, never unhealthy', async () => {
+    const { store, repo } = stanza();
+    repo.history(2, [{ parent: 1, switchpoint: repo.switchpoint(12) }], at(8));
+    repo.segments(2, 12, 14, at(9));
+    for (const k of await keysOf(store)) if (k.endsWith('.history')) store.put(k, Buffer.concat([Buffer.from('Salted__'), Buffer.alloc(40, 7)]), at(8));
+    const e = await scan(store);
+    assert.equal(e.histories.get(2)?.status, 'unread');
+    const p = publish(e);
+    const timeline = p.snapshot.capabilities.find((c) => c.id === 'timeline-history-traversal');
+    assert.deepEqual([timeline?.state, timeline?.reason.code], ['unknown', 'timeline-history-unread']);
+  });
+
+  it('judges readable metadata healthy for the encrypted-metadata capability', async () => {
+    const { store } = stanza();
+    const p = publish(await scan(store));
+    const capability = p.snapshot.capabilities.find((c) => c.id === 'encrypted-metadata');
+    assert.deepEqual([capability?.support, capability?.state, capability?.reason.code], ['supported', 'healthy', 'metadata-readable']);
   });
 
   it('counts hostile keys as unknown, never as backups or WAL', async () => {
