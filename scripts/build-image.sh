@@ -19,7 +19,8 @@
 # libgcc-s1 and libstdc++6 (mmdebstrap from the Debian mirror) and deploy/image/Containerfile.
 # Every owner, mode and timestamp is fixed here and by `podman build --timestamp 0`, so the same
 # inputs give the same image ID. Needs root (or a user podman can build for), podman, mmdebstrap
-# and npm. The last line printed is the image ID.
+# and npm. The last line printed is the image ID. The build context is prepared under $TMPDIR
+# (default /var/tmp) and removed afterwards, unless VIEWER_IMAGE_KEEP is set.
 set -Eeuo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${VIEWER_IMAGE_CACHE:-/var/tmp/viewer-image}
@@ -57,7 +58,7 @@ done
 started=$(date +%s%N)
 mkdir -p "$CACHE"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/viewer-image.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${VIEWER_IMAGE_KEEP:-}" ] || rm -rf "$work"' EXIT
 ctx=$work/context
 mkdir -p "$ctx/rootfs/etc" "$ctx/node/usr/local/bin" "$ctx/node/usr/local/share/doc/node" "$ctx/app"
 
