@@ -29,6 +29,8 @@ export const PROBE_COMMAND = [NODE, VIEWER_JS, 'probe'];
 export const KUBE_PLAY_DIR = '/var/tmp/viewer-test/kube-play';
 
 export const kubectlAvailable = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+// kubectl is preinstalled on these machines; in CI its absence is a failure, not a skip.
+if (!kubectlAvailable && process.env['CI'] === 'true') throw new Error('kubectl is not installed: the manifests cannot be rendered');
 
 export interface Rendered {
   readonly yaml: string;
