@@ -5,7 +5,7 @@
  * the code after the driver (classification, compaction, evidence) and not a store's memory.
  */
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../src/store/driver.ts';
-import type { Corpus } from './corpus.ts';
+import type { GroupedCorpus } from './corpus.ts';
 
 /** The smallest string greater than every key that starts with `prefix` (ASCII keys). */
 function pastPrefix(prefix: string): string {
@@ -14,10 +14,10 @@ function pastPrefix(prefix: string): string {
 
 export class CorpusDriver implements StoreDriver {
   readonly capabilities = { startAfter: 'native' } as const;
-  readonly #corpus: Corpus;
+  readonly #corpus: GroupedCorpus;
   requests = 0;
 
-  constructor(corpus: Corpus) {
+  constructor(corpus: GroupedCorpus) {
     this.#corpus = corpus;
   }
 

@@ -8,14 +8,17 @@ import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
 import { BudgetMeter } from '../src/evidence/listing.ts';
 import { scanScope } from '../src/evidence/scope-scan.ts';
 import { Publisher } from '../src/publication/publisher.ts';
-import type { Corpus } from './corpus.ts';
+import type { GroupedCorpus } from './corpus.ts';
+import type { RepositoryFormat } from '../src/format/seam.ts';
 import { CorpusDriver } from './corpus-driver.ts';
 import { archiveCloud } from '../src/format/barman-cloud/format.ts';
 
 export interface CorpusPublicationOptions {
-  readonly corpus: Corpus;
-  /** The scope's server name; its root is the corpus's. */
+  readonly corpus: GroupedCorpus & { readonly spec: { readonly root: string } };
+  /** The scope's server name (a stanza for pgBackRest); its root is the corpus's. */
   readonly server: string;
+  /** barman-cloud's unless given (the pgBackRest corpus passes `stanzaRepository`). */
+  readonly format?: RepositoryFormat;
   readonly concurrency: number;
   /** How long the publication stays fresh. */
   readonly freshnessMs: number;
@@ -24,8 +27,9 @@ export interface CorpusPublicationOptions {
 }
 
 export async function publishCorpus(o: CorpusPublicationOptions) {
+  const format = o.format ?? archiveCloud;
   const publisher = new Publisher(
-    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: o.server, producerVersion: PRODUCER_VERSION, format: archiveCloud },
+    { cluster: standaloneCluster, provider: 'store-a', fingerprint: `sha256:${'f'.repeat(64)}`, server: o.server, producerVersion: PRODUCER_VERSION, format },
     { policyText: null, policy: null, minimumRedundancy: null },
     o.freshnessMs,
   );
@@ -33,7 +37,7 @@ export async function publishCorpus(o: CorpusPublicationOptions) {
   const driver = o.driver ?? new CorpusDriver(o.corpus);
   const startedAt = new Date();
   const t0 = process.hrtime.bigint();
-  const evidence = await scanScope({ format: archiveCloud, server: o.server, root: o.corpus.spec.root, driver, signal: new AbortController().signal, meter, concurrency: o.concurrency, ...publisher.nextScan });
+  const evidence = await scanScope({ format, server: o.server, root: o.corpus.spec.root, driver, signal: new AbortController().signal, meter, concurrency: o.concurrency, ...publisher.nextScan });
   const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   return { publisher, evidence, publication, ms, listed: meter.objects };

@@ -170,7 +170,7 @@ function prng(seed: number): () => number {
   };
 }
 
-interface Group {
+export interface Group {
   /** The group's first key: groups are sorted by it and never interleave. */
   readonly first: string;
   /** Every key of the group starts with this (a directory) or equals it (a single file). */
@@ -188,18 +188,123 @@ interface Timeline {
   readonly to: number;
 }
 
-export class Corpus {
-  readonly spec: CorpusSpec;
-  readonly truth: CorpusTruth;
-  readonly #groups: Group[] = [];
+/**
+ * A generated listing kept as sorted groups of keys (a directory's, or one file) with their counts
+ * and bytes, each group's keys built when a listing reaches it: the in-process listing source
+ * (corpus-driver.ts) and the store loader read a corpus through this, whatever its format.
+ */
+export abstract class GroupedCorpus {
+  #groups: readonly Group[] = [];
   /** Index of each group's first object in the whole sorted listing. */
   readonly #offsets: number[] = [];
   /** Recently built groups: one per parallel listing in flight, bounded. */
   readonly #cache = new Map<number, CorpusObject[]>();
   #all: CorpusObject[][] | null = null;
+  #size = 0;
+
+  /** Takes the corpus's groups (once, from the constructor): sorts them, returns the objects and bytes they hold. */
+  protected seal(groups: Group[]): { objects: number; bytes: number } {
+    groups.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+    let objects = 0;
+    let bytes = 0;
+    for (const g of groups) {
+      this.#offsets.push(objects);
+      objects += g.count;
+      bytes += g.bytes;
+    }
+    this.#groups = groups;
+    this.#size = objects;
+    return { objects, bytes };
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+
+  /**
+   * Builds every group once and keeps them: listing then costs almost nothing, so a throughput
+   * figure measures the scanner rather than the generator. Memory grows with the keys: never for
+   * the memory figures.
+   */
+  materialize(): void {
+    this.#all = this.#groups.map((g) => g.build());
+  }
+
+  #group(index: number): CorpusObject[] {
+    if (this.#all !== null) return this.#all[index] as CorpusObject[];
+    let objects = this.#cache.get(index);
+    if (objects === undefined) {
+      objects = (this.#groups[index] as Group).build();
+      this.#cache.set(index, objects);
+      if (this.#cache.size > 64) this.#cache.delete(this.#cache.keys().next().value as number);
+    }
+    return objects;
+  }
+
+  /** Every object in key order, one group at a time. */
+  *objects(): Generator<CorpusObject> {
+    for (let i = 0; i < this.#groups.length; i++) yield* this.#group(i);
+  }
+
+  /** The first object index whose key is greater than `key` (or `>=` when `inclusive`). */
+  seek(key: string, inclusive = false): number {
+    // The last group whose first key is <= key, then inside it.
+    let lo = 0;
+    let hi = this.#groups.length - 1;
+    let g = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.#groups[mid] as Group).first <= key) {
+        g = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (g === -1) return 0;
+    const objects = this.#group(g);
+    let i = 0;
+    while (i < objects.length && ((objects[i] as CorpusObject).key < key || (!inclusive && (objects[i] as CorpusObject).key === key))) i++;
+    return (this.#offsets[g] as number) + i;
+  }
+
+  /** The object at listing index `index`. */
+  at(index: number): CorpusObject | undefined {
+    if (index < 0 || index >= this.size) return undefined;
+    const g = this.#groupOf(index);
+    return this.#group(g)[index - (this.#offsets[g] as number)];
+  }
+
+  /** Objects from listing index `index` on, in order, without a search per object. */
+  *from(index: number): Generator<CorpusObject> {
+    if (index < 0 || index >= this.size) return;
+    let g = this.#groupOf(index);
+    let i = index - (this.#offsets[g] as number);
+    for (; g < this.#groups.length; g++, i = 0) {
+      const objects = this.#group(g);
+      for (; i < objects.length; i++) yield objects[i] as CorpusObject;
+    }
+  }
+
+  #groupOf(index: number): number {
+    let lo = 0;
+    let hi = this.#offsets.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.#offsets[mid] as number) <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+export class Corpus extends GroupedCorpus {
+  readonly spec: CorpusSpec;
+  readonly truth: CorpusTruth;
 
   constructor(spec: CorpusSpec) {
+    super();
     this.spec = spec;
+    const groups: Group[] = [];
     const random = prng(spec.seed);
     const start = (spec.start ?? new Date('2026-01-05T00:00:00Z')).getTime();
     const first = 0x10 * PER_LOG + 0x40; // 000000010000001000000040: a cluster with some history
@@ -300,14 +405,14 @@ export class Corpus {
         out.push(object(`${dir}data.tar${b.archiveSuffix ?? ''}`, b.archive, b.endTime));
         return out;
       };
-      this.#groups.push({ first: `${dir}backup.info`, prefix: dir, count: info === null ? 1 : 2, bytes: (info?.size ?? 0) + b.archive.size, build });
+      groups.push({ first: `${dir}backup.info`, prefix: dir, count: info === null ? 1 : 2, bytes: (info?.size ?? 0) + b.archive.size, build });
     }
 
     const historyText = `1\t${formatLsn(BigInt(switchAt) * BigInt(G.segmentSize) + 0x90n)}\tno recovery target specified\n`;
     const encode = HISTORY_ENCODERS[suffixAt(switchAt)];
     const historyKey = `${spec.root}wals/00000002.history${encode === undefined ? '' : suffixAt(switchAt)}`;
     const history = exact(encode === undefined ? new TextEncoder().encode(historyText) : encode(historyText));
-    this.#groups.push({ first: historyKey, prefix: historyKey, count: 1, bytes: history.size, build: () => [object(historyKey, history, at(switchAt))] });
+    groups.push({ first: historyKey, prefix: historyKey, count: 1, bytes: history.size, build: () => [object(historyKey, history, at(switchAt))] });
 
     const duplicates = new Set([first + 100, switchAt + 100]);
     const extras = new Map<string, { name: string; at: Date; body: Body }[]>();
@@ -365,99 +470,14 @@ export class Corpus {
           }
           return extra.length === 0 ? out : out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         };
-        this.#groups.push({ first: `${prefix}${walName(t.id, lo, G)}`, prefix, count, bytes, build });
+        groups.push({ first: `${prefix}${walName(t.id, lo, G)}`, prefix, count, bytes, build });
       }
     }
 
-    this.#groups.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
-    let objects = 0;
-    let bytes = 0;
-    for (const g of this.#groups) {
-      this.#offsets.push(objects);
-      objects += g.count;
-      bytes += g.bytes;
-    }
+    const { objects, bytes } = this.seal(groups);
     const segments = spec.segments - gaps.reduce((s, g) => s + g.segments, 0) + duplicates.size;
     if (segments !== walCounts.segment + walCounts.duplicate) throw new Error(`corpus: ${segments} segments planned, ${walCounts.segment + walCounts.duplicate} written`);
     this.truth = { objects, bytes, segments, walCounts, gaps, backups: backupCount, timelines: 2 };
-  }
-
-  get size(): number {
-    return this.truth.objects;
-  }
-
-  /**
-   * Builds every group once and keeps them: listing then costs almost nothing, so a throughput
-   * figure measures the scanner rather than the generator. Memory grows with the keys: never for
-   * the memory figures.
-   */
-  materialize(): void {
-    this.#all = this.#groups.map((g) => g.build());
-  }
-
-  #group(index: number): CorpusObject[] {
-    if (this.#all !== null) return this.#all[index] as CorpusObject[];
-    let objects = this.#cache.get(index);
-    if (objects === undefined) {
-      objects = (this.#groups[index] as Group).build();
-      this.#cache.set(index, objects);
-      if (this.#cache.size > 64) this.#cache.delete(this.#cache.keys().next().value as number);
-    }
-    return objects;
-  }
-
-  /** Every object in key order, one group at a time. */
-  *objects(): Generator<CorpusObject> {
-    for (let i = 0; i < this.#groups.length; i++) yield* this.#group(i);
-  }
-
-  /** The first object index whose key is greater than `key` (or `>=` when `inclusive`). */
-  seek(key: string, inclusive = false): number {
-    // The last group whose first key is <= key, then inside it.
-    let lo = 0;
-    let hi = this.#groups.length - 1;
-    let g = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.#groups[mid] as Group).first <= key) {
-        g = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    if (g === -1) return 0;
-    const objects = this.#group(g);
-    let i = 0;
-    while (i < objects.length && ((objects[i] as CorpusObject).key < key || (!inclusive && (objects[i] as CorpusObject).key === key))) i++;
-    return (this.#offsets[g] as number) + i;
-  }
-
-  /** The object at listing index `index`. */
-  at(index: number): CorpusObject | undefined {
-    if (index < 0 || index >= this.size) return undefined;
-    const g = this.#groupOf(index);
-    return this.#group(g)[index - (this.#offsets[g] as number)];
-  }
-
-  /** Objects from listing index `index` on, in order, without a search per object. */
-  *from(index: number): Generator<CorpusObject> {
-    if (index < 0 || index >= this.size) return;
-    let g = this.#groupOf(index);
-    let i = index - (this.#offsets[g] as number);
-    for (; g < this.#groups.length; g++, i = 0) {
-      const objects = this.#group(g);
-      for (; i < objects.length; i++) yield objects[i] as CorpusObject;
-    }
-  }
-
-  #groupOf(index: number): number {
-    let lo = 0;
-    let hi = this.#offsets.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.#offsets[mid] as number) <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
   }
 }
 

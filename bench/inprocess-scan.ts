@@ -6,20 +6,24 @@
  * whether the scan equals the generator's truth.
  *
  * Usage: node --expose-gc [--max-old-space-size=N --max-semi-space-size=N] bench/inprocess-scan.ts
- *          <segments> <seed> <concurrency> [lazy|materialized]
+ *          <segments> <seed> <concurrency> [lazy|materialized] [barman|pgbackrest]
  *   lazy          the source builds each hash directory's keys when a listing reaches it (flat
  *                 memory: the memory figures)
  *   materialized  every key built before the clock starts (throughput: the keys/s figure)
+ *   barman        the barman-cloud corpus (bench/corpus.ts), the default
+ *   pgbackrest    the pgBackRest stanza corpus (bench/stanza-corpus.ts) through its format
  */
 import { Corpus } from './corpus.ts';
+import { StanzaCorpus } from './stanza-corpus.ts';
+import { stanzaRepository } from '../src/format/stanza-repository/format.ts';
 import { CorpusDriver } from './corpus-driver.ts';
 import { publishCorpus } from './corpus-publication.ts';
 import { compareTruth } from './truth.ts';
 
-const [segmentsText, seedText, concurrencyText, source = 'lazy'] = process.argv.slice(2);
+const [segmentsText, seedText, concurrencyText, source = 'lazy', kind = 'barman'] = process.argv.slice(2);
 const [segments = NaN, seed = NaN, concurrency = NaN] = [segmentsText, seedText, concurrencyText].map(Number);
-if (![segments, seed, concurrency].every(Number.isInteger) || !['lazy', 'materialized'].includes(source)) {
-  process.stderr.write('usage: inprocess-scan.ts <segments> <seed> <concurrency> [lazy|materialized]\n');
+if (![segments, seed, concurrency].every(Number.isInteger) || !['lazy', 'materialized'].includes(source) || !['barman', 'pgbackrest'].includes(kind)) {
+  process.stderr.write('usage: inprocess-scan.ts <segments> <seed> <concurrency> [lazy|materialized] [barman|pgbackrest]\n');
   process.exit(64);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -36,12 +40,11 @@ const collect = async () => {
   return process.memoryUsage().heapUsed;
 };
 
-const root = 'bench/main/';
-const corpus = new Corpus({ root, segments, seed });
+const corpus = kind === 'pgbackrest' ? new StanzaCorpus({ root: 'bench-pgbackrest/', stanza: 'main', segments, seed }) : new Corpus({ root: 'bench/main/', segments, seed });
 if (source === 'materialized') corpus.materialize();
 const driver = new CorpusDriver(corpus);
 
-const scanOnce = () => publishCorpus({ corpus, server: 'main', concurrency, freshnessMs: 15 * 60_000, driver });
+const scanOnce = () => publishCorpus({ corpus, server: 'main', concurrency, freshnessMs: 15 * 60_000, driver, ...(kind === 'pgbackrest' ? { format: stanzaRepository } : {}) });
 
 type Scan = Awaited<ReturnType<typeof scanOnce>>;
 // Only the box refers to the scan's results, so emptying it really drops them before the second count.

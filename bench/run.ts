@@ -2,6 +2,10 @@
  * `npm run bench [-- --quick]`: every performance figure of viewer in one run on this machine.
  * `npm run bench -- --only=consumer`: only the consumer library's figures (bench/consumer.ts), in
  * about 10 s with no store, Barman or corpus; it prints its rows and leaves bench/results.json alone.
+ * `npm run bench [-- --quick] -- --only=pgbackrest`: only the pgBackRest stanza's figures
+ * (bench/stanza-corpus.ts loaded into the bench store; scan against its flat and ranged listings,
+ * peak RSS at 100 k and 1 M keys); it prints its rows and leaves bench/results.json alone. The
+ * whole run measures the same after barman-cloud's figures and adds its rows.
  *
  * These machines drift by up to a third within an hour, so every figure is a ratio of two cases
  * run side by side: the cases run round-robin (one run of each, then the next round), each run is
@@ -24,6 +28,7 @@ import { Corpus, STORE_CORPORA, type CorpusSpec } from './corpus.ts';
 import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, PORT, SECRET_ACCESS_KEY, ensureStore, loadCorpus } from './s3.ts';
 import { compareTruth } from './truth.ts';
 import { measureConsumer, type ConsumerRounds } from './consumer.ts';
+import { STANZA_GENERATOR_VERSION, STANZA_STORE_CORPORA, StanzaCorpus } from './stanza-corpus.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
 
 const QUICK = process.argv.includes('--quick');
@@ -157,6 +162,137 @@ async function consumerOnly(): Promise<void> {
   }
 }
 
+/** The pgBackRest figures: table rows, entries of bench/results.json and their spreads. */
+interface StanzaReport {
+  readonly rows: readonly string[];
+  readonly memoryRows: readonly string[];
+  readonly caseRows: readonly string[];
+  readonly results: Record<string, unknown>;
+  readonly spread: readonly [string, Figure][];
+}
+
+/**
+ * The pgBackRest stanza corpus (bench/stanza-corpus.ts) loaded into the bench store, `viewer scan`
+ * with REPOSITORY_FORMAT=stanza-repository against the flat listing of both areas and the ranged
+ * floor (bench/bare-list.ts stanza-*), round-robin as the barman cases; then the in-process scan's
+ * peak RSS at 10 k, 100 k and 1 M segments with the same fixed heap.
+ */
+async function measureStanza(dir: string): Promise<StanzaReport> {
+  const spec = QUICK ? STANZA_STORE_CORPORA.quick : STANZA_STORE_CORPORA.full;
+  const corpus = new StanzaCorpus(spec);
+  const loaded = await loadCorpus(corpus, log, STANZA_GENERATOR_VERSION);
+  const truth = corpus.truth;
+  const prefix = spec.root.slice(0, -1);
+  log(`\npgBackRest corpus: ${truth.objects} objects (${truth.segments} WAL segments, ${truth.gaps.length} gaps, ${truth.backups} backups, stanza ${spec.stanza}) in s3://${BUCKET}/${spec.root}${loaded > 0 ? `, loaded in ${loaded.toFixed(0)} s` : ', already loaded'}`);
+  const scan = async () => {
+    const r = await run(NODE, [VIEWER, 'scan'], {
+      REPOSITORY_FORMAT: 'stanza-repository',
+      DESTINATION_PATH: `s3://${BUCKET}/${prefix}`,
+      ARCHIVE_SERVER_NAMES: spec.stanza,
+      STORE_ENDPOINT_URL: ENDPOINT,
+      STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+      STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+      SCAN_CONCURRENCY: String(CONCURRENCY),
+    });
+    if (r.status !== 0) fail(`viewer scan (pgBackRest) exited ${String(r.status)}: ${r.stderr.trim()}`);
+    const doc = JSON.parse(r.stdout) as {
+      snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { stanza_repository?: { wal_counts: WalCounts | null } } };
+      wal_gaps: { timeline: number; first_wal: string; last_wal: string }[];
+    };
+    const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.stanza_repository?.wal_counts ?? null, gaps: doc.wal_gaps });
+    if (check !== 'ok') fail(`viewer scan (pgBackRest) disagrees with the corpus: ${check}`);
+    return r.seconds;
+  };
+  const bare = async (mode: 'stanza-flat' | 'stanza-ranges') => {
+    const r = await run(NODE, [join(HERE, 'bare-list.ts'), mode, ENDPOINT, BUCKET, spec.root, String(CONCURRENCY), spec.stanza]);
+    const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
+    if (keys !== truth.objects) fail(`${mode} listing saw ${keys} keys, the pgBackRest corpus has ${truth.objects}: ${r.stderr.trim()}`);
+    return r.seconds;
+  };
+  const cases: Record<string, () => Promise<number>> = { list: () => bare('stanza-flat'), scan, ranges: () => bare('stanza-ranges') };
+  const names = Object.keys(cases);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  log(`pgBackRest store cases: ${ROUNDS} rounds, scanner and ranges at concurrency ${CONCURRENCY}`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length] as string);
+    for (const name of order) (times[name] as number[]).push(await (cases[name] as () => Promise<number>)());
+    log(`  round ${round + 1}: ${names.map((n) => `${n} ${(times[n] as number[])[round]?.toFixed(2)} s`).join(', ')}`);
+  }
+  const paired = (a: string, b: string) => figure((times[a] as number[]).map((t, i) => t / ((times[b] as number[])[i] as number)));
+
+  log(`pgBackRest in-process scans: ${RSS_ROUNDS} rounds of 10 k, 100 k and 1 M segments (${HEAP_FLAGS.join(' ')})`);
+  const sizes = [10_000, 100_000, 1_000_000] as const;
+  const memory: Record<number, { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number }> = {};
+  for (let round = 0; round < RSS_ROUNDS; round++) {
+    for (const n of sizes) {
+      const r = await run(NODE, ['--expose-gc', ...HEAP_FLAGS, join(HERE, 'inprocess-scan.ts'), String(n), String(spec.seed), String(CONCURRENCY), 'lazy', 'pgbackrest']);
+      if (r.status !== 0) fail(`in-process pgBackRest scan of ${n} failed: ${r.stderr.trim().slice(-300)}`);
+      const f = JSON.parse(r.stdout) as { keys: number; peak_rss_bytes: number; heap_retained_bytes: number; truth: string; ranges: number; gaps: number; backups: number };
+      if (f.truth !== 'ok') fail(`in-process pgBackRest scan of ${n} disagrees with the corpus: ${f.truth}`);
+      const m = (memory[n] ??= { rss: [], heap: [], keys: f.keys, ranges: f.ranges, gaps: f.gaps, backups: f.backups });
+      m.rss.push(f.peak_rss_bytes);
+      m.heap.push(f.heap_retained_bytes);
+    }
+  }
+  const ratios = {
+    pgbackrest_scan_vs_list: paired('scan', 'list'),
+    pgbackrest_scan_vs_ranges: paired('scan', 'ranges'),
+    pgbackrest_rss_1m_vs_100k: figure((memory[1_000_000]?.rss ?? []).map((r, i) => r / ((memory[100_000]?.rss ?? [])[i] as number))),
+  };
+  const targets: Record<string, [string, (x: number) => boolean]> = {
+    pgbackrest_scan_vs_list: ['<= 0.80', (x) => x <= 0.8],
+    pgbackrest_scan_vs_ranges: ['<= 1.15', (x) => x <= 1.15],
+    pgbackrest_rss_1m_vs_100k: ['<= 1.2', (x) => x <= 1.2],
+  };
+  const rows = Object.entries(ratios).map(([name, f]) => {
+    const [text, ok] = targets[name] as [string, (x: number) => boolean];
+    return `| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${ok(f.median) ? 'yes' : 'NO'} |`;
+  });
+  const memoryRows = sizes.flatMap((n) => {
+    const m = memory[n];
+    return m === undefined ? [] : [`| pgBackRest ${n} | ${m.keys} | ${m.ranges} | ${m.gaps} | ${m.backups} | ${(median(m.rss) / 2 ** 20).toFixed(1)} | ${(median(m.heap) / 1024).toFixed(1)} |`];
+  });
+  const caseRows = names.map((n) => `| pgbackrest_${n} | ${median(times[n] as number[]).toFixed(2)} | ${(times[n] as number[]).map((t) => t.toFixed(2)).join(' ')} |`);
+  const results = {
+    ratios: Object.fromEntries(Object.entries(ratios).map(([k, f]) => [k, round3(f.median)])),
+    pgbackrest: {
+      corpus: { ...spec, objects: truth.objects, segments_present: truth.segments, gaps: truth.gaps.length, backups: truth.backups, timelines: truth.timelines },
+      seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
+      memory: Object.fromEntries(
+        sizes.map((n) => {
+          const m = memory[n] as { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number };
+          return [String(n), { objects: m.keys, ranges: m.ranges, gaps: m.gaps, backups: m.backups, peak_rss_bytes: median(m.rss), heap_retained_bytes: median(m.heap), heap_flags: HEAP_FLAGS.join(' ') }];
+        }),
+      ),
+    },
+  };
+  return { rows, memoryRows, caseRows, results, spread: Object.entries(ratios) };
+}
+
+/** `--only=pgbackrest`: the pgBackRest figures alone, printed; bench/results.json is the whole run's. */
+async function stanzaOnly(): Promise<void> {
+  log(`viewer bench${QUICK ? ' --quick' : ''} --only=pgbackrest: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+  ensureStore(log);
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
+  try {
+    writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
+    writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
+    const report = await measureStanza(dir);
+    log('\n| figure | median | spread (rounds) | target | met |');
+    log('|---|---|---|---|---|');
+    for (const line of report.rows) log(line);
+    log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
+    log('|---|---|---|---|---|---|---|');
+    for (const line of report.memoryRows) log(line);
+    log('\n| case | median s | rounds |');
+    log('|---|---|---|');
+    for (const line of report.caseRows) log(line);
+    log('\nbench/results.json not written: it holds a whole run (npm run bench)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Debian's Barman client, installed when this machine can; otherwise one clear line. */
 function ensureBarman(): void {
   const usable = () => existsSync(BARMAN_CHECK) && spawnSync(PYTHON, ['-c', 'import barman.clients.cloud_check_wal_archive, boto3'], { stdio: 'ignore' }).status === 0;
@@ -205,10 +341,10 @@ async function main(): Promise<void> {
       });
       if (r.status !== 0) fail(`viewer scan exited ${String(r.status)}: ${r.stderr.trim()}`);
       const doc = JSON.parse(r.stdout) as {
-        snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { archive_cloud: { wal_counts: WalCounts | null } } };
+        snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { archive_cloud?: { wal_counts: WalCounts | null } } };
         wal_gaps: { timeline: number; first_wal: string; last_wal: string }[];
       };
-      const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.archive_cloud.wal_counts, gaps: doc.wal_gaps });
+      const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.archive_cloud?.wal_counts ?? null, gaps: doc.wal_gaps });
       if (check !== 'ok') fail(`viewer scan disagrees with the corpus: ${check}`);
       return r.seconds;
     };
@@ -312,6 +448,9 @@ async function main(): Promise<void> {
     log('');
     const consumer = consumerReport(await measureConsumer({ dir, rounds: CONSUMER_ROUNDS, log }));
 
+    // The pgBackRest stanza of the same size, after every barman-cloud figure (it changes none of them).
+    const stanza = await measureStanza(dir);
+
     const ratios = {
       scan_vs_list: paired('scan', 'list'),
       scan_vs_list_20ms: paired('scan_20ms', 'list_20ms'),
@@ -350,6 +489,7 @@ async function main(): Promise<void> {
     log(`| api_paging_ms (10,000 items, limit 200) | ${paging.median.toFixed(1)} | ${paging.min.toFixed(1)}–${paging.max.toFixed(1)} (${paging.rounds.length}) | report | |`);
     log(`| api_paging_default_limit_ms (limit 100) | ${pagingDefault.median.toFixed(1)} | ${pagingDefault.min.toFixed(1)}–${pagingDefault.max.toFixed(1)} (${pagingDefault.rounds.length}) | report | |`);
     for (const line of consumer.rows) log(line);
+    for (const line of stanza.rows) log(line);
     log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
     log('|---|---|---|---|---|---|---|');
     for (const n of sizes) {
@@ -357,9 +497,11 @@ async function main(): Promise<void> {
       if (m === undefined) continue;
       log(`| ${n} | ${m.keys} | ${m.ranges} | ${m.gaps} | ${m.backups} | ${(median(m.rss) / 2 ** 20).toFixed(1)} | ${(median(m.heap) / 1024).toFixed(1)} |`);
     }
+    for (const line of stanza.memoryRows) log(line);
     log('\n| case | median s | rounds |');
     log('|---|---|---|');
     for (const n of names) log(`| ${n} | ${median(times[n] as number[]).toFixed(2)} | ${(times[n] as number[]).map((t) => t.toFixed(2)).join(' ')} |`);
+    for (const line of stanza.caseRows) log(line);
 
     const results = {
       generated_at: new Date().toISOString(),
@@ -367,7 +509,8 @@ async function main(): Promise<void> {
       machine: { cores: cpus().length, node: process.version, load_at_start: loadavg()[0] },
       corpus: { ...spec, objects: truth.objects, wal_keys: walKeys, segments_present: truth.segments, gaps: truth.gaps.length, backups: truth.backups, timelines: truth.timelines },
       rounds: ROUNDS,
-      ratios: Object.fromEntries(Object.entries(ratios).map(([k, f]) => [k, round3(f.median)])),
+      ratios: { ...Object.fromEntries(Object.entries(ratios).map(([k, f]) => [k, round3(f.median)])), ...stanza.results['ratios'] as Record<string, number> },
+      pgbackrest: stanza.results['pgbackrest'],
       api_p99_ms: round3(p99.median),
       scanner_keys_per_s: Math.round(keysPerSPrebuilt.median),
       scanner_keys_per_s_lazy_source: Math.round(keysPerS.median),
@@ -376,7 +519,7 @@ async function main(): Promise<void> {
       ...consumer.results,
       api_rps: { evidence: Math.round(median(api.evidence.map((e) => e.rps))), bare: Math.round(median(api.bare.map((e) => e.rps))), bare_p99_ms: round3(median(api.bare.map((e) => e.p99_ms))) },
       spread: Object.fromEntries(
-        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
+        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread, ...stanza.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
       ),
       seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
       memory: Object.fromEntries(
@@ -400,4 +543,5 @@ async function main(): Promise<void> {
 
 if (ONLY === undefined) await main();
 else if (ONLY === 'consumer') await consumerOnly();
-else fail(`--only=${ONLY}: the only part that runs alone is consumer`);
+else if (ONLY === 'pgbackrest') await stanzaOnly();
+else fail(`--only=${ONLY}: the parts that run alone are consumer and pgbackrest`);

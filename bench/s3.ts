@@ -9,7 +9,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GENERATOR_VERSION, type Corpus } from './corpus.ts';
+import { GENERATOR_VERSION, type GroupedCorpus } from './corpus.ts';
+
+/** What the loader needs of a corpus: its root, seed and size for the marker, and its objects. */
+export type LoadableCorpus = GroupedCorpus & { readonly spec: { readonly root: string; readonly seed: number; readonly segments: number } };
 
 export const BENCH_DIR = process.env['VIEWER_BENCH_DIR'] ?? '/var/tmp/viewer-bench';
 export const PORT = 18280;
@@ -50,7 +53,7 @@ async function lanes<T>(items: Iterator<T>, work: (item: T) => Promise<unknown>)
 }
 
 /** Keys under the corpus's root that the corpus does not have: an earlier corpus's leftovers. */
-async function staleKeys(s3: S3Client, corpus: Corpus): Promise<string[]> {
+async function staleKeys(s3: S3Client, corpus: LoadableCorpus): Promise<string[]> {
   const keys = new Set<string>();
   for (const o of corpus.objects()) keys.add(o.key);
   const stale: string[] = [];
@@ -64,10 +67,10 @@ async function staleKeys(s3: S3Client, corpus: Corpus): Promise<string[]> {
 }
 
 /** Puts every object of `corpus` unless its marker says it is there; returns seconds spent loading. */
-export async function loadCorpus(corpus: Corpus, log: (line: string) => void): Promise<number> {
+export async function loadCorpus(corpus: LoadableCorpus, log: (line: string) => void, generator: number = GENERATOR_VERSION): Promise<number> {
   const s3 = client();
   const markerKey = `markers/${corpus.spec.root.replace(/\//g, '_')}json`;
-  const expected = JSON.stringify({ generator: GENERATOR_VERSION, seed: corpus.spec.seed, segments: corpus.spec.segments, objects: corpus.size });
+  const expected = JSON.stringify({ generator, seed: corpus.spec.seed, segments: corpus.spec.segments, objects: corpus.size });
   if ((await marker(s3, markerKey)) === expected) return 0;
   const started = Date.now();
   // The marker goes first: a reload stopped halfway must not pass for a loaded corpus.
