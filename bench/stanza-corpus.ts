@@ -164,9 +164,9 @@ export class StanzaCorpus extends GroupedCorpus {
       if (c === undefined) {
         const others = ERA_COMPRESSIONS.filter((x) => x.ext !== previous);
         let pick = random() * others.reduce((n, x) => n + x.weight, 0);
-        c = others.find((x) => (pick -= x.weight) < 0) ?? (others[0]);
+        c = others.find((x) => (pick -= x.weight) < 0) ?? others[0];
       }
-      eras.push({ from: p, ext: c.ext });
+      if (c !== undefined) eras.push({ from: p, ext: c.ext });
     }
     const uncompressed = new Set([first + GZ_SEGMENTS + 10, first + GZ_SEGMENTS + 11]);
     const compressionAt = (p: number): WalCompression | null => {
