@@ -39,6 +39,12 @@ export interface BackupFacts {
   readonly label: BackupLabel;
   /** Its dependency chain: healthy when every backup it depends on is usable, else the chain's state; null when it depends on none. */
   readonly chain: State | null;
+  /**
+   * The backups it depends on, in the format's order, each with how its artifacts stand as a
+   * dependency (its format's verdict before WAL and its own chain); `null` when the catalog does not
+   * hold it. For the operator's pages: the wire carries no chain.
+   */
+  readonly dependsOn: readonly { readonly id: string; readonly state: State | null }[];
 }
 
 export interface BackupContext {
@@ -160,5 +166,6 @@ export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts
     shelf: v.shelf ?? (usable ? 'completed' : 'structurally incomplete'),
     label: b.label,
     chain: b.dependsOn.length === 0 ? null : (chain?.state ?? 'healthy'),
+    dependsOn: b.dependsOn.map((d) => ({ id: d.id, state: d.backup === null ? null : artifactState(d.backup) })),
   };
 }

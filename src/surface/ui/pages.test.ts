@@ -14,6 +14,9 @@ import { inventoryPage, PAGE_BOUNDS, type PageContext } from './pages.ts';
 import { scopeView } from './scope-view.ts';
 import { parseRetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
+import { stanzaRepository } from '../../format/stanza-repository/format.ts';
+import { SyntheticStanza, type SyntheticBackup } from '../../format/stanza-repository/synthetic-repository.ts';
+import { confine } from '../../store/confined.ts';
 
 
 describe('backup shelves', () => {
@@ -259,5 +262,74 @@ describe("the operator's four questions at the top of each server", () => {
     assert.match(fleet, /<a href="#server-pg-03">[\s\S]*?<td>13 min<\/td>\n<td>1 (candidate|confirmed)<\/td>/);
     const single = inventoryPage(ctx([views[0] ?? assert.fail()]));
     assert.doesNotMatch(single, /class="fleet"/);
+  });
+});
+
+describe('a pgBackRest stanza on the inventory page', () => {
+  const T0 = Date.parse('2026-11-21T13:28:00Z');
+  const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+  const F = '20261121-132800F';
+  const D = `${F}_20261121-133000D`;
+  const I = `${F}_20261121-133200I`;
+  const full: SyntheticBackup = { label: F, type: 'full', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(0), endTime: at(1) };
+  const diff: SyntheticBackup = { label: D, type: 'diff', prior: F, reference: [F], timeline: 1, beginPosition: 6, endPosition: 7, beginTime: at(2), endTime: at(3), bundled: true };
+  const incr: SyntheticBackup = { label: I, type: 'incr', prior: D, reference: [F, D], timeline: 1, beginPosition: 9, endPosition: 10, beginTime: at(4), endTime: at(5) };
+  const interrupted: SyntheticBackup = { label: '20261121-134500F', type: 'full', timeline: 1, beginPosition: 11, endPosition: 11, beginTime: at(6), endTime: at(7), manifest: 'copy-only', listed: false };
+  const unlisted: SyntheticBackup = { label: '20261121-134000F', type: 'full', timeline: 1, beginPosition: 11, endPosition: 12, beginTime: at(6), endTime: at(7), listed: false };
+
+  async function page(backups: readonly SyntheticBackup[], damage: (store: MemoryStore, repo: SyntheticStanza) => Promise<void> = () => Promise.resolve()) {
+    const store = new MemoryStore();
+    const repo = new SyntheticStanza(store, 'repo/', 'main');
+    repo.segments(1, 3, 12, at(0), { stepMs: 30_000 });
+    for (const b of backups) repo.backup(b);
+    repo.info();
+    await damage(store, repo);
+    const { base, roots } = stanzaRepository.scopeRoots('repo', 'main');
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'main', producerVersion: '0.1.0', format: stanzaRepository }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const e = await scanScope({ format: stanzaRepository, server: 'main', root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    const view = scopeView('main', publisher.complete(e, { startedAt: at(60), finishedAt: at(61), pages: 1, objects: 1 }), e);
+    return inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
+  }
+  /** The type cell of a backup's row, tags stripped. */
+  const typeOf = (html: string, id: string) => {
+    const row = new RegExp(`<tr><td><code>${id}</code></td><td>(.*?)</td>`).exec(html)?.[1];
+    return row?.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  };
+  /** Backup ids under each h3 of the catalog, in page order. */
+  const headings = (html: string) =>
+    [...html.matchAll(/<h3>([^<]+)<\/h3>(?:<p class="muted">[^<]*<\/p>)?\s*<table><thead><tr><th>backup<\/th><th>type<\/th>.*?<\/tbody><\/table>/gs)].map((m) => [m[1], [...(m[0].matchAll(/<tr><td><code>([^<]+)<\/code>/g))].map((r) => r[1])]);
+
+  it('shows each backup type with the backups it depends on, nearest first, and names pgBackRest, never Barman', async () => {
+    const html = await page([full, diff, incr]);
+    assert.equal(typeOf(html, F), 'full');
+    assert.equal(typeOf(html, D), `diff of ${F}`);
+    assert.equal(typeOf(html, I), `incr of ${D} ← ${F}`);
+    assert.match(html, /<span>Repository<\/span><span>pgBackRest \(<code>stanza-repository<\/code>\)<\/span>/);
+    assert.match(html, /<span>Completed backups by type<\/span><span>1 full, 1 diff, 1 incr<\/span>/);
+    assert.match(html, /<span>Dependency chains<\/span><span><span class="state healthy">healthy<\/span>/);
+    assert.doesNotMatch(html, /Barman/i);
+    // pgBackRest lists no names or keep statuses: the catalog has no such columns.
+    assert.doesNotMatch(html, /<th>keep<\/th>/);
+  });
+
+  it('lists interrupted and unlisted backups each under its own heading, never among completed ones', async () => {
+    const html = await page([full, diff, incr, unlisted, interrupted]);
+    assert.deepEqual(headings(html), [['Completed (3)', [F, D, I]], ['Interrupted (1)', [interrupted.label]], ['Unlisted (1)', [unlisted.label]]]);
+    assert.match(html, /<span>Interrupted backups<\/span><span>1<\/span>/);
+    assert.match(html, /not listed by pgBackRest&#39;s own info/);
+  });
+
+  it('marks the dependency that breaks a chain: not usable, or missing from the catalog', async () => {
+    const broken = await page([full, diff, incr], async (store, repo) => {
+      // The diff is listed in backup.info and its directory is gone.
+      const listed = await store.listPage({ prefix: `${repo.backupDir}${D}/`, signal: new AbortController().signal });
+      for (const o of listed.objects) store.delete(o.key);
+    });
+    assert.equal(typeOf(broken, I), `incr of ${D} (unhealthy: not usable) ← ${F}`);
+    assert.match(broken, /A backup this one depends on is not proven structurally usable\./);
+    assert.match(broken, /<span>Dependency chains<\/span><span><span class="state unhealthy">unhealthy<\/span>/);
+    const missing = await page([full, { ...incr, reference: [F, D] }]);
+    assert.equal(typeOf(missing, I), `incr of ${D} (missing) ← ${F}`);
+    assert.match(missing, /A backup this one depends on is missing\./);
   });
 });

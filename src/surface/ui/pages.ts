@@ -11,7 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
-import type { FailureCategory } from '../../contract/primitives.ts';
+import { stanzaRepositoryFacts } from '../../contract/details-view.ts';
+import type { FailureCategory, State } from '../../contract/primitives.ts';
 import type { BackupLabel, ForeignFormat, Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import { detailsView } from '../../publication/details.ts';
@@ -28,7 +29,7 @@ export interface ScopeView {
   readonly histories: readonly { readonly timeline: number; readonly status: string }[];
   /** Where each timeline forked from its parent, for the picture. */
   readonly forks: readonly { readonly timeline: number; readonly parent: number; readonly position: number }[];
-  /** The tool whose repository this is, as the page names it ("Barman's retention"); null before a scan. */
+  /** The tool whose repository this is, as the evidence names it (the format's `tool`: "Barman", "pgBackRest"); null before a scan. */
   readonly tool: string | null;
   /** Gaps (by `gapKey`) with exactly the shape the format's retention leaves. */
   readonly retentionGaps: ReadonlySet<string>;
@@ -38,8 +39,20 @@ export interface ScopeView {
   readonly shelves: ReadonlyMap<string, Shelf>;
   /** What operators know each backup by: its name and keep status (by backup id). */
   readonly labels: ReadonlyMap<string, BackupLabel>;
+  /**
+   * The backups each backup depends on (by backup id; absent for a self-contained one), in the
+   * format's order (pgBackRest: `backup-reference`, the full first), each with how its artifacts
+   * stand as a dependency, `null` when the catalog does not hold it.
+   */
+  readonly dependencies: ReadonlyMap<string, readonly Dependency[]>;
   /** The store's clock against the newest WAL at the last complete scan; null before one. */
   readonly clock: StoreClock | null;
+}
+
+/** One backup another depends on: its id and its artifacts' state as a dependency (null: not in the catalog). */
+export interface Dependency {
+  readonly id: string;
+  readonly state: State | null;
 }
 
 /** Receipt times and the scan's time, all by the store's own clock (RFC 3339). */
@@ -100,6 +113,7 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 td code,td time{white-space:nowrap}th.reason{min-width:14em}
 p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
 .fleet td{white-space:nowrap}
+.chain .dep{white-space:nowrap}.broken{color:#8b0000}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
@@ -109,7 +123,7 @@ const itemState = (s: string, retained: boolean) => (retained ? html`<span class
 /** Stale, or no complete generation: what the page lists is historical evidence. */
 const retainedOf = (v: ScopeView) => v.publication.snapshot.stale || v.publication.snapshot.completeness !== 'complete';
 const isRetentionGap = (v: ScopeView, g: WalGapItem) => v.retentionGaps.has(gapKey(g));
-/** "Barman's retention", or the format's own tool. */
+/** "<tool>'s retention" with the scope's own tool (Barman's, pgBackRest's), or plain "retention" before a scan. */
 const retentionOf = (v: ScopeView) => (v.tool === null ? 'retention' : `${v.tool}'s retention`);
 const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.status} gap with the shape ${retentionOf(v)} leaves (expected)` : `${g.status} gap`);
 const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
@@ -208,18 +222,49 @@ ${rows.map((r) => html`<tr><td>${backupRef(v, r.backup_id)}</td><td>${itemState(
 /** The catalog's shelves, kept apart as the spec asks, in the order the page shows them. */
 const SHELVES: readonly Shelf[] = ['completed', 'structurally incomplete', 'in progress or abandoned', 'failed', 'malformed', 'unsupported'];
 
+/**
+ * Statuses kept under a heading of their own whatever shelf they are on, never among completed
+ * backups (pgBackRest's, D-72): a directory the repository shows as interrupted or still running,
+ * and a complete backup its catalog does not list.
+ */
+const OWN_HEADINGS: readonly { readonly status: string; readonly heading: string; readonly note: (tool: string) => string }[] = [
+  { status: 'INTERRUPTED', heading: 'Interrupted', note: (tool) => `Started and never completed: interrupted, or still running (the repository cannot tell). Not restorable, and not listed by ${tool}'s own info.` },
+  { status: 'UNLISTED', heading: 'Unlisted', note: (tool) => `Complete backup directories the catalog of backups does not list: ${tool}'s own info and restore see them only once the catalog is rebuilt.` },
+];
+
+/** A backup's type, and for one that depends on others the backups it needs, nearest first, each marked when it is missing or not usable. */
+function typeCell(v: ScopeView, b: BackupItem): Raw {
+  const deps = v.dependencies.get(b.backup_id) ?? [];
+  const type = b.backup_type ?? html`<span class="muted">unknown</span>`;
+  if (deps.length === 0) return html`${type}`;
+  const dep = (d: Dependency) => html`<code>${d.id}</code>${d.state === null ? html` <strong class="broken">(missing)</strong>` : d.state === 'healthy' || d.state === 'warning' ? '' : html` <strong class="broken">(${d.state}: not usable)</strong>`}`;
+  return html`<span class="chain">${type} of ${[...deps].reverse().map((d, i) => html`${i > 0 ? html` <span title="which depends on">←</span> ` : ''}<span class="dep">${dep(d)}</span>`)}</span>`;
+}
+
 function backups(v: ScopeView, retained: boolean): Raw {
   const items = v.publication.backups;
   const shelves = v.shelves;
   if (items.length === 0) return html`<p class="muted">No backup directory.</p>`;
   // A backup the evidence has no shelf for (none should exist) is never shown as completed.
   const shelfOf = (b: BackupItem): Shelf => shelves.get(b.backup_id) ?? 'structurally incomplete';
-  return html`${SHELVES.map((k) => {
-    const rows = items.filter((b) => shelfOf(b) === k);
-    return rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
-<table><thead><tr><th>backup</th><th>name</th><th>keep</th><th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td><td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td><td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+  // Names and keep statuses are what some formats' tools list (Barman's); a scope with none shows neither column.
+  const labelled = items.some((b) => v.labels.get(b.backup_id)?.name != null || v.labels.get(b.backup_id)?.keep != null);
+  // Types and chains where they tell something: backups of more than one type, or some depending on others.
+  const typed = new Set(items.flatMap((b) => (b.backup_type === null ? [] : [b.backup_type]))).size > 1 || v.dependencies.size > 0;
+  const table = (rows: readonly BackupItem[]) => html`<table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
+${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
 </tbody></table>`;
+  const own = new Set(OWN_HEADINGS.map((h) => h.status));
+  const tool = v.tool ?? 'the tool';
+  return html`${SHELVES.map((k) => {
+    const shelf = items.filter((b) => shelfOf(b) === k);
+    const rows = shelf.filter((b) => b.status === null || !own.has(b.status));
+    return html`${rows.length === 0 ? '' : html`<h3>${k[0]?.toUpperCase()}${k.slice(1)} (${rows.length})</h3>
+${table(rows)}`}${OWN_HEADINGS.map((h) => {
+      const apart = shelf.filter((b) => b.status === h.status);
+      return apart.length === 0 ? '' : html`<h3>${h.heading} (${apart.length})</h3><p class="muted">${h.note(tool)}</p>
+${table(apart)}`;
+    })}`;
   })}`;
 }
 
@@ -320,6 +365,17 @@ function topFacts(v: ScopeView, ctx: PageContext, retained: boolean): Raw {
 </dl>`;
 }
 
+/** The format's own facts beside the common ones (pgBackRest's: backup types, interrupted backups, encryption, dependency chains). */
+function formatFacts(details: Parameters<typeof stanzaRepositoryFacts>[0]): Raw {
+  const f = stanzaRepositoryFacts(details);
+  if (f === null) return html``;
+  const types = f.backup_types;
+  return html`<span>Completed backups by type</span><span>${types === null ? count(null) : html`${count(types.full)} full, ${count(types.diff)} diff, ${count(types.incr)} incr`}</span>
+<span>Interrupted backups</span><span>${count(f.interrupted_backups)}</span>
+<span>Encrypted repository</span><span>${f.encrypted === null ? html`<span class="muted">unknown</span>` : f.encrypted ? 'yes' : 'no'}</span>
+<span>Dependency chains</span><span>${state(f.dependency_chain.state)} ${f.dependency_chain.reason.message}</span>`;
+}
+
 /** Retention reasons by the expectation they are about; the others concern every expectation configured. */
 const POLICY_REASONS = new Set(['retention-policy-unrecognized', 'redundancy-policy-not-met', 'recovery-window-not-covered']);
 const MINIMUM_REASONS = new Set(['minimum-redundancy-not-met']);
@@ -349,6 +405,8 @@ ${retained && s.evidence_generation > 0 ? html`<p class="notice">The evidence be
 ${v.empty ? html`<p class="notice">No backup directory and no WAL were found at this server's location. Check DESTINATION_PATH and the server name.</p>` : ''}
 ${topFacts(v, ctx, retained)}
 <div class="facts">
+<span>Repository</span><span>${v.tool ?? html`<span class="muted">unknown until a scan completes</span>`} (<code>${s.identity.repository.format}</code>)</span>
+${formatFacts(s.details)}
 <span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
 <span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
 <span>Store's clock at the scan</span><span>${v.clock === null ? when(null) : v.clock.storeTimeAtScan === null ? html`<span class="muted">not sent by the store</span>` : when(v.clock.storeTimeAtScan)}</span>

@@ -2,7 +2,7 @@
  * What the standalone pages show of one scope: its publication plus the operator-only facts of the
  * last complete scan (recent objects, `.partial` segments, history files, timeline forks, which
  * gaps have the shape the format's retention leaves, whether the location was empty, what each
- * backup is known by, the store's clock against the newest WAL), which never travel on the wire.
+ * backup is known by and the backups it depends on, the store's clock against the newest WAL), which never travel on the wire.
  */
 import type { RecentObject, ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { archiveLagSeconds } from '../../evidence/summary.ts';
@@ -28,7 +28,7 @@ export function newestFirst(objects: readonly RecentObject[]): RecentObject[] {
 }
 
 export function scopeView(server: string, publication: Publication, evidence: ScopeEvidence | null): ScopeView {
-  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false, shelves: new Map(), labels: new Map(), tool: null, clock: null };
+  if (evidence === null) return { server, publication, recentObjects: [], partials: [], histories: [], forks: [], retentionGaps: new Set(), empty: false, shelves: new Map(), labels: new Map(), dependencies: new Map(), tool: null, clock: null };
   const g = evidence.geometry ?? geometry(DEFAULT_SEGMENT_SIZE);
   const forks = evidence.graph.timelines.flatMap((t) => {
     const a = evidence.graph.ancestry(t);
@@ -40,6 +40,7 @@ export function scopeView(server: string, publication: Publication, evidence: Sc
   const retentionGaps = new Set(evidence.gaps.flatMap((g, i) => (evidence.gapClasses[i] === 'retention-expected' ? [gapKey(g)] : [])));
   const shelves = new Map(evidence.backups.map((b) => [b.item.backup_id, b.shelf] as const));
   const labels = new Map(evidence.backups.map((b) => [b.item.backup_id, b.label] as const));
+  const dependencies = new Map(evidence.backups.flatMap((b) => (b.dependsOn.length === 0 ? [] : [[b.item.backup_id, b.dependsOn] as const])));
   const clock = { storeTimeAtScan: iso(evidence.storeTimeAtScan), newestWalReceivedAt: iso(evidence.latestWalReceipt), archiveLagSeconds: archiveLagSeconds(evidence) };
-  return { server, publication, recentObjects: newestFirst(evidence.recentObjects), partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty, shelves, labels, tool: evidence.tool, clock };
+  return { server, publication, recentObjects: newestFirst(evidence.recentObjects), partials: evidence.partials, histories, forks, retentionGaps, empty: evidence.empty, shelves, labels, dependencies, tool: evidence.tool, clock };
 }
