@@ -92,6 +92,10 @@ describe('standalone pages in Chromium on the real pgBackRest repository', { ski
     // The encrypted stanza: its three backups by label, every one unknown.
     const encrypted = await catalog(page, repo.encrypted.stanza);
     assert.deepEqual([...encrypted.values()].flat().map((r) => [r[0], r[2]]), repo.info(repo.encrypted.stanza).backup.map((b) => [b.label, 'unknown']));
+    // Two-timestamp labels and chains fit the window: nothing scrolls sideways.
+    // Runs in the page; the project compiles without the DOM library, hence the narrow cast.
+    type PageGlobals = { document: { documentElement: { scrollWidth: number } } };
+    assert.ok((await page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth)) <= 1280);
     await page.screenshot({ path: join(ARTIFACTS, 'pgbackrest.png'), fullPage: true });
     await context.close();
   });

@@ -113,7 +113,7 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 td code,td time{white-space:nowrap}th.reason{min-width:14em}
 p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
 .fleet td{white-space:nowrap}
-.chain .dep{white-space:nowrap}.broken{color:#8b0000}
+.chain .dep{display:block}td code.id{white-space:normal}.broken{color:#8b0000}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
@@ -193,7 +193,7 @@ ${p.backups.flatMap((b) => {
   })}
 ${newest === undefined ? '' : html`<line class="frontier" x1="${x(newest.end_position + 1)}" y1="${y(newest.timeline) - 2}" x2="${x(newest.end_position + 1)}" y2="${y(newest.timeline) + 24}"><title>frontier: ${newest.last_wal}</title></line><text x="${Math.min(W - 60, x(newest.end_position + 1) + 3)}" y="${y(newest.timeline) + 33}">frontier</text>`}
 </svg>
-<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape ${retentionOf(v)} leaves before backups kept standalone ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
+<p class="muted">Bars: archived segments. Hatched box: confirmed gap; dashed box: candidate gap ("gap?"); grey dotted box: a hole with exactly the shape ${retentionOf(v)} leaves between the WAL of the backups it keeps ("retention"). Triangles: backups at their begin WAL. Dotted line: a timeline fork. Green line: the frontier.${hidden.length === 0 ? '' : html` Not drawn: ${hidden.join(' and ')} (the WAL browser lists every run).`}</p>`;
 }
 
 function coverage(v: ScopeView, retained: boolean): Raw {
@@ -233,12 +233,16 @@ const OWN_HEADINGS: readonly { readonly status: string; readonly heading: string
 ];
 
 /** A backup's type, and for one that depends on others the backups it needs, nearest first, each marked when it is missing or not usable. */
+/** A backup id that may break after each `_` (pgBackRest's labels are two timestamps long); others never break. */
+const idText = (id: string): Raw => (id.includes('_') ? html`<code class="id">${id.split(/(?<=_)/).map((part, i) => html`${i > 0 ? raw('<wbr>') : ''}${part}`)}</code>` : html`<code>${id}</code>`);
+
 function typeCell(v: ScopeView, b: BackupItem): Raw {
   const deps = v.dependencies.get(b.backup_id) ?? [];
   const type = b.backup_type ?? html`<span class="muted">unknown</span>`;
   if (deps.length === 0) return html`${type}`;
-  const dep = (d: Dependency) => html`<code>${d.id}</code>${d.state === null ? html` <strong class="broken">(missing)</strong>` : d.state === 'healthy' || d.state === 'warning' ? '' : html` <strong class="broken">(${d.state}: not usable)</strong>`}`;
-  return html`<span class="chain">${type} of ${[...deps].reverse().map((d, i) => html`${i > 0 ? html` <span title="which depends on">←</span> ` : ''}<span class="dep">${dep(d)}</span>`)}</span>`;
+  const dep = (d: Dependency) => html`${idText(d.id)}${d.state === null ? html` <strong class="broken">(missing)</strong>` : d.state === 'healthy' || d.state === 'warning' ? '' : html` <strong class="broken">(${d.state}: not usable)</strong>`}`;
+  // One dependency a line, so the column stays one label wide.
+  return html`<span class="chain">${type} of ${[...deps].reverse().map((d, i) => html`<span class="dep">${i > 0 ? html`<span title="which depends on">←</span>${raw('&nbsp;')}` : ''}${dep(d)}</span>`)}</span>`;
 }
 
 function backups(v: ScopeView, retained: boolean): Raw {
@@ -252,7 +256,7 @@ function backups(v: ScopeView, retained: boolean): Raw {
   // Types and chains where they tell something: backups of more than one type, or some depending on others.
   const typed = new Set(items.flatMap((b) => (b.backup_type === null ? [] : [b.backup_type]))).size > 1 || v.dependencies.size > 0;
   const table = (rows: readonly BackupItem[]) => html`<table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td><code>${b.backup_id}</code></td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
+${rows.map((b) => html`<tr><td>${idText(b.backup_id)}</td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
 </tbody></table>`;
   const own = new Set(OWN_HEADINGS.map((h) => h.status));
   const tool = v.tool ?? 'the tool';
@@ -286,7 +290,7 @@ function stopPhrase(v: ScopeView, path: RecoveryPathItem): Raw {
       return html`stops where the timeline history is unknown${after} (unknown-limited)`;
     case 'gap-limited':
       return path.reason.code === 'standalone-retention-limited'
-        ? html`stops at the hole ${retentionOf(v)} leaves after a backup kept standalone${after} (gap-limited)`
+        ? html`stops at the hole ${retentionOf(v)} leaves after the WAL this backup needs${after} (gap-limited)`
         : html`stops at missing WAL${after} (gap-limited)`;
   }
 }
