@@ -798,10 +798,10 @@ export const NEGATIVE_EXAMPLES: readonly NegativeExample[] = [
     body: mutate(stanzaSnapshotNoCompletedScan, (s) => { s.details.stanza_repository.interrupted_backups = 0; }),
   },
   {
-    name: 'stanza-unknown-backup-types-when-complete',
+    name: 'stanza-unknown-wal-counts-when-complete',
     kind: 'RepositoryEvidenceSnapshot',
-    why: 'a complete generation counts its backups by type',
-    body: mutate(stanzaSnapshotComplete, (s) => { s.details.stanza_repository.backup_types = null; }),
+    why: 'a complete generation counts its WAL classes (only pgBackRest\'s own counts may stay unknown, behind a cipher)',
+    body: mutate(stanzaSnapshotComplete, (s) => { s.details.stanza_repository.wal_counts = null; }),
   },
   {
     name: 'stanza-stale-dependency-chain-healthy',

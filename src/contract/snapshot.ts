@@ -227,7 +227,11 @@ export const STANZA_TRUNCATION_DEPENDENTS = {
   diagnostics_truncated: [...TRUNCATION_DEPENDENTS.diagnostics_truncated, 'dependency_chain'],
 } as const satisfies Record<keyof typeof TRUNCATION_DEPENDENTS, readonly StanzaSummaryState[]>;
 
-/** The stanza_repository counts that are `null` exactly while the governing evidence is incomplete. */
+/**
+ * The stanza_repository counts that are `null` while the governing evidence is incomplete. The two
+ * of pgBackRest's own stay `null` after a complete scan too when a backup's status is unknown (its
+ * backup.info behind a cipher): whether it is listed, and so counted, is then unknown, never 0.
+ */
 export const STANZA_EVIDENCE_COUNTS = [...EVIDENCE_COUNTS, 'backup_types', 'interrupted_backups'] as const;
 
 /**
@@ -237,13 +241,13 @@ export const STANZA_EVIDENCE_COUNTS = [...EVIDENCE_COUNTS, 'backup_types', 'inte
 export const StanzaRepositorySummary = Type.Object(
   {
     ...commonSummaryFields,
-    /** Backups listed in backup.info's `[backup:current]` (status `DONE`) by pgBackRest type. */
+    /** Backups listed in backup.info's `[backup:current]` (status `DONE`) by pgBackRest type; null while any backup's status is unknown. */
     backup_types: Nullable(BackupTypeCounts),
     /** Whether every diff and incr backup's referenced backups are present and usable. */
     dependency_chain: StateReason,
     /** The repository cipher is in use (`aes-256-cbc`); null when the scan could not tell. */
     encrypted: Nullable(Type.Boolean()),
-    /** Backup items with status `INTERRUPTED`: label directories holding only `backup.manifest.copy`. */
+    /** Backup items with status `INTERRUPTED`: label directories holding only `backup.manifest.copy`; null while any backup's status is unknown. */
     interrupted_backups: Nullable(Uint),
   },
   { additionalProperties: false, allOf: truncationRules(STANZA_TRUNCATION_DEPENDENTS) },
@@ -289,7 +293,7 @@ export const DETAILS_PAYLOADS = {
     key: 'stanza_repository',
     states: STANZA_SUMMARY_STATES,
     truncation: STANZA_TRUNCATION_DEPENDENTS,
-    counts: STANZA_EVIDENCE_COUNTS,
+    counts: EVIDENCE_COUNTS,
     // Whether the cipher is in use is evidence too: nothing is known of it before a complete scan.
     nullAtGenerationZero: [...STANZA_EVIDENCE_COUNTS, 'encrypted'],
   },

@@ -19,6 +19,9 @@ import { planWal, readHistory, readOthers } from './wal-plan.ts';
 function stanzaFacts(d: DetailsInput) {
   const items = d.backups ?? null;
   if (items === null) return { backup_types: null, interrupted_backups: null, encrypted: null };
+  // A backup whose status is unknown (its backup.info behind a cipher) may be listed or not: the
+  // counts by type are then unknown, never a zero that reads as "none".
+  const unknownStatus = items.some((b) => b.status === null);
   const types = { full: 0, diff: 0, incr: 0 };
   let interrupted = 0;
   for (const b of items) {
@@ -28,7 +31,7 @@ function stanzaFacts(d: DetailsInput) {
   // The cipher is in use when any backup shows it; not in use when every backup's files prove none; else unknown.
   const encryptions = new Set(items.map((b) => b.encryption));
   const encrypted = encryptions.has('aes-256-cbc') ? true : encryptions.size === 1 && encryptions.has('none') ? false : null;
-  return { backup_types: types, interrupted_backups: interrupted, encrypted };
+  return { backup_types: unknownStatus ? null : types, interrupted_backups: unknownStatus ? null : interrupted, encrypted };
 }
 
 export const stanzaRepository: RepositoryFormat = {
