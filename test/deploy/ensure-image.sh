@@ -17,6 +17,7 @@ exec 9>"$DIR/.lock"
 flock 9
 snap=$(mktemp -d "$DIR/source.XXXXXX")
 trap 'rm -rf "$snap"' EXIT
+trap 'echo "ensure-image: the build failed; its log:" >&2; tail -n 40 "$DIR/build.log" >&2' ERR
 cp "$ROOT/package.json" "$ROOT/package-lock.json" "$snap/"
 cp -R "$ROOT/bin" "$ROOT/src" "$snap/"
 find "$snap/src" -name '*.test.ts' -delete
@@ -37,12 +38,11 @@ t2=$(date +%s%N)
 podman rmi "$tag-again" >/dev/null
 size=$(podman image inspect --format '{{.Size}}' "$tag")
 podman tag "$tag" localhost/viewer:pod-test
-# Earlier test images (other hashes) and their layers go; the node and base layers are shared.
+# Earlier test images (other hashes) go, with the layers no other image uses.
 for old in $(podman images --format '{{.Repository}}:{{.Tag}}' | grep '^localhost/viewer:test-' | grep -v ":test-$hash\$" || true); do
   podman rmi "$old" >/dev/null 2>&1 || true
   rm -f "$DIR/${old#localhost/viewer:test-}.json"
 done
-podman image prune -f >/dev/null 2>&1 || true
 printf '{"hash":"%s","tag":"%s","id":"%s","rebuilt_id":"%s","size":%s,"build_ms":%s,"rebuild_ms":%s}\n' \
   "$hash" "$tag" "$id" "$again" "$size" $(((t1 - t0) / 1000000)) $(((t2 - t1) / 1000000)) > "$record"
 cat "$record"
