@@ -178,9 +178,11 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
 
   it('each container runs as its own user with the shared group, without capabilities, on a read-only root', () => {
     const facts = `const fs=require('fs');const st=fs.readFileSync('/proc/self/status','utf8');let w;try{fs.writeFileSync('/app/x','')}catch(e){w=e.code}
-      console.log(JSON.stringify({uid:process.getuid(),groups:process.getgroups().sort(),caps:/CapEff:\\s*(\\S+)/.exec(st)[1],nnp:/NoNewPrivs:\\s*(\\d)/.exec(st)[1],root:w,store:fs.existsSync('${STORE_DIR}')}))`;
-    assert.deepEqual(inContainer(viewerName, facts), { uid: VIEWER_UID, groups: [VIEWER_UID, SHARED_GID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: true });
-    assert.deepEqual(inContainer(consoleName, facts), { uid: CONSOLE_UID, groups: [SHARED_GID, CONSOLE_UID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: false });
+      console.log(JSON.stringify({uid:process.getuid(),groups:process.getgroups().sort(),caps:/CapEff:\\s*(\\S+)/.exec(st)[1],nnp:/NoNewPrivs:\\s*(\\d)/.exec(st)[1],root:w,store:fs.existsSync('${STORE_DIR}'),
+        pid1:fs.readFileSync('/proc/1/cmdline','utf8').split('\\0').filter(Boolean)}))`;
+    // Each container has its own PID namespace (as in Kubernetes): node is PID 1 and must handle SIGTERM itself.
+    assert.deepEqual(inContainer(viewerName, facts), { uid: VIEWER_UID, groups: [VIEWER_UID, SHARED_GID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: true, pid1: [NODE, VIEWER_JS] });
+    assert.deepEqual(inContainer(consoleName, facts), { uid: CONSOLE_UID, groups: [SHARED_GID, CONSOLE_UID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: false, pid1: [NODE, VIEWER_JS, 'console'] });
     const [inspected] = JSON.parse(podman(['container', 'inspect', consoleName])) as [{ Config: { Env: string[] } }];
     assert.deepEqual(inspected.Config.Env.filter((e) => /^(STORE_|DESTINATION_PATH|AWS_|EVIDENCE_TOKEN_FILE)/.test(e)), [], 'no object-store credential or destination in the console');
   });
