@@ -13,7 +13,7 @@
  */
 import type { BackupItem } from '../contract/collections.ts';
 import type { State, StateReason } from '../contract/primitives.ts';
-import type { CapabilityId, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
+import type { CapabilityId, CommonSummary, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult } from '../store/driver.ts';
 
@@ -173,6 +173,26 @@ export interface DetailsInput {
   readonly backups?: readonly Pick<BackupItem, 'status' | 'backup_type' | 'encryption'>[] | null;
   /** The dependency-chain-validation capability's verdict (unknown before a complete scan). */
   readonly dependencyChain?: StateReason;
+}
+
+/** The fields every format's payload shares, filled from `DetailsInput` the same way for each (the wire's `CommonSummary`). */
+export function commonPayload(d: DetailsInput): CommonSummary {
+  return {
+    backup_items: d.totals?.backups ?? null,
+    wal_range_items: d.totals?.ranges ?? null,
+    wal_gap_items: d.totals?.gaps ?? null,
+    recovery_path_items: d.totals?.paths ?? null,
+    structurally_usable_backups: d.structurallyUsable,
+    backup_states: d.backupStates,
+    wal_counts: d.walCounts,
+    wal: d.wal,
+    timeline: d.timeline,
+    coverage: d.coverage,
+    retention: d.retention,
+    latest_archive_receipt_at: d.latestArchiveReceiptAt,
+    ranges_truncated: d.rangesTruncated,
+    diagnostics_truncated: d.diagnosticsTruncated,
+  };
 }
 
 /** A retention policy an operator expects, in the neutral terms viewer compares evidence with. */

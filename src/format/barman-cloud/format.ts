@@ -5,7 +5,7 @@
  * (`retention-policy.ts`), and which of the spec's capabilities the format has.
  */
 import { DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
-import type { RepositoryFormat } from '../seam.ts';
+import { commonPayload, type RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
 import { discoverServers } from './discovery.ts';
 import { classifyGaps } from './retention-holes.ts';
@@ -46,22 +46,7 @@ export const archiveCloud: RepositoryFormat = {
   // The `archive-cloud/v1alpha1` payload, field for field.
   details: (d) => ({
     type: DETAILS_TYPE_ARCHIVE_CLOUD,
-    archive_cloud: {
-      backup_items: d.totals?.backups ?? null,
-      wal_range_items: d.totals?.ranges ?? null,
-      wal_gap_items: d.totals?.gaps ?? null,
-      recovery_path_items: d.totals?.paths ?? null,
-      structurally_usable_backups: d.structurallyUsable,
-      backup_states: d.backupStates,
-      wal_counts: d.walCounts,
-      wal: d.wal,
-      timeline: d.timeline,
-      coverage: d.coverage,
-      retention: d.retention,
-      latest_archive_receipt_at: d.latestArchiveReceiptAt,
-      ranges_truncated: d.rangesTruncated,
-      diagnostics_truncated: d.diagnosticsTruncated,
-    },
+    archive_cloud: commonPayload(d),
   }),
   discoverScopes: discoverServers,
   readHistory,

@@ -8,7 +8,7 @@
  * mode only: the sidecar refuses the format (cli/config). Design: docs/design/stanza-repository.md.
  */
 import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY } from '../../contract/primitives.ts';
-import type { DetailsInput, RepositoryFormat } from '../seam.ts';
+import { commonPayload, type DetailsInput, type RepositoryFormat } from '../seam.ts';
 import { readCatalog } from './backups.ts';
 import { discoverStanzas } from './discovery.ts';
 import { stanzaRoots } from './layout.ts';
@@ -61,20 +61,7 @@ export const stanzaRepository: RepositoryFormat = {
   details: (d) => ({
     type: DETAILS_TYPE_STANZA_REPOSITORY,
     stanza_repository: {
-      backup_items: d.totals?.backups ?? null,
-      wal_range_items: d.totals?.ranges ?? null,
-      wal_gap_items: d.totals?.gaps ?? null,
-      recovery_path_items: d.totals?.paths ?? null,
-      structurally_usable_backups: d.structurallyUsable,
-      backup_states: d.backupStates,
-      wal_counts: d.walCounts,
-      wal: d.wal,
-      timeline: d.timeline,
-      coverage: d.coverage,
-      retention: d.retention,
-      latest_archive_receipt_at: d.latestArchiveReceiptAt,
-      ranges_truncated: d.rangesTruncated,
-      diagnostics_truncated: d.diagnosticsTruncated,
+      ...commonPayload(d),
       ...stanzaFacts(d),
       // Absent only where a payload is refilled from another's common fields: then it is not judged.
       dependency_chain: d.dependencyChain ?? { state: 'unknown', reason: { code: 'capability-not-judged', message: 'viewer does not judge this capability for this format yet.' } },
