@@ -158,8 +158,8 @@ function archive(index: number): { suffix: string; body: Body } {
   return { suffix: f.suffix, body: { size, body: () => stream(f.compression, size) } };
 }
 
-/** mulberry32: small, seeded, good enough to place gaps and eras reproducibly. */
-function prng(seed: number): () => number {
+/** mulberry32: small, seeded, good enough to place gaps and eras reproducibly (both corpora use it). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

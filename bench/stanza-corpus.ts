@@ -22,7 +22,7 @@ import { minimumSegmentBytes } from '../src/format/stanza-repository/wal-plan.ts
 import type { WalCompression } from '../src/format/stanza-repository/wal-keys.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
 import { geometry, walName } from '../src/postgres/wal.ts';
-import { GroupedCorpus, type CorpusObject, type CorpusTruth, type GapTruth, type Group } from './corpus.ts';
+import { GroupedCorpus, prng, type CorpusObject, type CorpusTruth, type GapTruth, type Group } from './corpus.ts';
 
 /** Bump when the keys or bodies change: the bench store reloads a corpus whose marker differs. */
 export const STANZA_GENERATOR_VERSION = 1;
@@ -49,16 +49,6 @@ const ERA_COMPRESSIONS: readonly { ext: WalCompression; weight: number }[] = [
 /** The stanza starts with pgBackRest's default (gz) for this many segments, then the operator picks another. */
 const GZ_SEGMENTS = 256;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 40 lowercase hex digits from (timeline, position): five rounds of a 32-bit mix, no hashing. */
 function sha1Looking(seed: number, timeline: number, position: number): string {

@@ -175,6 +175,17 @@ export interface DetailsInput {
   readonly dependencyChain?: StateReason;
 }
 
+/**
+ * A format's verdict maker from its reason table and the shelves some reasons put a backup on:
+ * one way for every format to turn a code into a `FormatVerdict`.
+ */
+export function verdictMaker<C extends string>(reasons: Readonly<Record<C, string>>, shelves: Readonly<Partial<Record<C, Shelf>>>): (state: State, code: C) => FormatVerdict {
+  return (state, code) => {
+    const shelf = shelves[code];
+    return { state, code, message: reasons[code], ...(shelf === undefined ? {} : { shelf }) };
+  };
+}
+
 /** The fields every format's payload shares, filled from `DetailsInput` the same way for each (the wire's `CommonSummary`). */
 export function commonPayload(d: DetailsInput): CommonSummary {
   return {

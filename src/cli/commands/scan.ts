@@ -167,7 +167,8 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   }
   const evidence = publication.generation > 0 ? publisher.evidence : null;
   const expectedLag = config.retention.maxArchiveLagSeconds;
-  const document = `${scanDocument(publication, evidence, expectedLag, continuation?.observations ?? null)}\n`;
+  // The JSON document only where it is written: --output json, or --save.
+  const document = output === 'json' || save !== null ? `${scanDocument(publication, evidence, expectedLag, continuation?.observations ?? null)}\n` : '';
   if (save !== null) {
     // Written beside the file and renamed: a reader (the next run's --previous) never sees half a
     // document. Saved before anything is printed, so a refused save prints nothing (exit 78).

@@ -8,9 +8,8 @@
  */
 import { mapLimit } from '../../common/concurrency.ts';
 import type { BackupItem } from '../../contract/collections.ts';
-import type { State } from '../../contract/primitives.ts';
 import { DEFAULT_SEGMENT_SIZE, formatLsn, geometry as makeGeometry, VERSION_WITH_SEGMENT_FF, type WalGeometry } from '../../postgres/wal.ts';
-import type { FormatBackup, FormatCatalog, FormatVerdict, ScopeAccess, Shelf } from '../seam.ts';
+import { verdictMaker, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
 import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfo, type BackupInfoResult } from './backup-info.ts';
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
 import { classifyKey } from './classify.ts';
@@ -58,10 +57,7 @@ const SHELVES: Partial<Record<Code, Shelf>> = {
   'snapshot-not-verifiable': 'unsupported',
 };
 
-const verdict = (state: State, code: Code): FormatVerdict => {
-  const shelf = SHELVES[code];
-  return { state, code, message: REASONS[code], ...(shelf === undefined ? {} : { shelf }) };
-};
+const verdict = verdictMaker<Code>(REASONS, SHELVES);
 
 const walTimeline = (wal: string) => Number.parseInt(wal.slice(0, 8), 16);
 

@@ -22,9 +22,8 @@
  * Design: docs/design/stanza-repository.md §Catalog.
  */
 import type { BackupItem } from '../../contract/collections.ts';
-import type { State } from '../../contract/primitives.ts';
 import { formatLsn, geometry as makeGeometry, splitWalName, type WalGeometry } from '../../postgres/wal.ts';
-import type { BackupDependency, FormatBackup, FormatCatalog, FormatVerdict, ScopeAccess, Shelf } from '../seam.ts';
+import { verdictMaker, type BackupDependency, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
 import { FULL_LABEL_LENGTH, labelType, pgVersionNum, type BackupInfo, type CurrentBackup, type InfoField } from './backup-info.ts';
 import { examineDirectory, listBackupArea, type Examined } from './catalog.ts';
 import { backupArea } from './layout.ts';
@@ -78,10 +77,7 @@ const SHELVES: Partial<Record<Code, Shelf>> = {
   'backup-manifest-too-large': 'unsupported',
 };
 
-const verdict = (state: State, code: Code): FormatVerdict => {
-  const shelf = SHELVES[code];
-  return { state, code, message: REASONS[code], ...(shelf === undefined ? {} : { shelf }) };
-};
+const verdict = verdictMaker<Code>(REASONS, SHELVES);
 
 /** Values without which a listed backup cannot be judged. */
 const REQUIRED = new Set<InfoField>(['label', 'backup-type', 'backup-archive-start', 'backup-archive-stop', 'backup-lsn-start', 'backup-lsn-stop', 'backup-timestamp-start', 'backup-timestamp-stop', 'db-id', 'backup-prior', 'backup-reference']);
