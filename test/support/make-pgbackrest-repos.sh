@@ -228,7 +228,11 @@ work $P; switch $P
 echo zst > "$WORK/bin/compress-$S"
 switch $P 2
 F2=$(backup $S F2 full --compress-type=zst --repo1-bundle=y)
-work $P; switch $P 3
+# Three segments of their own between F2's stop and D2's start (a switch with nothing written
+# since the last one is a no-op, so each follows work): the middle one is deleted below, and
+# neither of its neighbours is a backup's archive start or stop, so the hole cannot have the
+# shape pgBackRest's retention leaves (an island's end right before, a backup's start right after).
+for _ in 1 2 3; do work $P; switch $P; done
 D2=$(backup $S D2 diff --repo1-bundle=y)
 work $P; switch $P
 I2=$(backup $S I2 incr --repo1-bundle=y)
@@ -373,8 +377,8 @@ read -r _ SWITCH_LSN _ < "$OUT/history-2.txt"
 FIRST_TL2=$(cd "$ARCH" && ls 0000000200000000/ | sort | head -n 1 | cut -c1-24)
 
 # ---------------------------------------------------------------- the lost segment
-# A timeline-1 segment strictly between F2's archive stop and D2's archive start whose
-# neighbours are both archived (the middle one of those), deleted from the repository.
+# A timeline-1 segment whose archived neighbours both lie strictly between F2's archive stop and
+# D2's archive start (the middle one of those), deleted from the repository.
 arch_of() { awk -F'\t' -v l="$1" '$2 == l { print $7, $8 }' "$OUT/backups.tsv"; }
 read -r _ F2_STOP < <(arch_of "$F2")
 read -r D2_START _ < <(arch_of "$D2")
@@ -387,7 +391,7 @@ for n in os.listdir(d):
     if m:
         seg[m.group(1)] = f"{d}/{n}"
 names = sorted(seg)
-fits = [n for i, n in enumerate(names) if after < n < before and 0 < i < len(names) - 1
+fits = [n for i, n in enumerate(names) if 0 < i < len(names) - 1 and after < names[i - 1] and names[i + 1] < before
         and int(names[i - 1], 16) == int(n, 16) - 1 and int(names[i + 1], 16) == int(n, 16) + 1]
 assert fits, (after, before, names)
 n = fits[len(fits) // 2]
