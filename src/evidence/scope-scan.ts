@@ -183,11 +183,16 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Counting is order-free (sums, and recent objects ordered by time then key).
 
   // 1–3. The catalog: backups, their metadata and the geometry it declares; the WAL area's
-  // directories are listed beside it.
-  const [catalog, walPlan] = await both(o.format.readCatalog(access, limits.maxBackups, o.server), o.format.planWal(access, o.server));
-  unknownObjects += catalog.unknownObjects;
+  // directories are listed beside it. A format that declares its geometry apart from the backups
+  // (readGeometry) lets the WAL listing start while the rest of the catalog is read.
+  const catalogRead = o.format.readCatalog(access, limits.maxBackups, o.server);
+  const geometryRead = o.format.readGeometry?.(access, o.server) ?? catalogRead;
+  // Settled below in every case; until then a failure of either must not count as unhandled.
+  catalogRead.catch(() => undefined);
+  geometryRead.catch(() => undefined);
+  const [declared, walPlan] = await both(geometryRead, o.format.planWal(access, o.server));
   // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
-  const archiveGeometry = catalog.geometry;
+  const archiveGeometry = declared.geometry;
   const rangeGeometry = archiveGeometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);
 
   // 4. The WAL archive, streamed, in parallel key ranges (listWal) merged back in key order, while
@@ -195,7 +200,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
   const parts = walPlan.parts(archiveGeometry?.segmentSize ?? null);
-  const [wal, others] = await both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server));
+  const [catalog, [wal, others]] = await both(catalogRead, both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server)));
+  unknownObjects += catalog.unknownObjects;
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
   const c = wal.counts;
@@ -310,7 +316,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     gapMemory: [...gapList.map((g, i) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: classes[i] ?? 'unexplained' })), ...vanished],
     paths,
     geometry: archiveGeometry,
-    geometryIssue: catalog.geometryIssue,
+    geometryIssue: declared.geometryIssue,
     graph,
     histories,
     systemIds: catalog.systemIds,

@@ -264,6 +264,13 @@ export interface RepositoryFormat {
    * key layout names the scope below the base (`scopeRoots`) needs it; others ignore it.
    */
   readCatalog(access: ScopeAccess, maxBackups: number, scope: string): Promise<FormatCatalog>;
+  /**
+   * The archive's geometry, for a format that declares it apart from its backups' own files (one
+   * small metadata file): the WAL listing then starts while the rest of the catalog is still being
+   * read, instead of after it. Must be exactly the catalog's `geometry` and `geometryIssue` (the
+   * same read, shared). Absent: the WAL listing waits for the catalog.
+   */
+  readGeometry?(access: ScopeAccess, scope: string): Promise<Pick<FormatCatalog, 'geometry' | 'geometryIssue'>>;
   /** Lists what the WAL area's layout needs before it can be read in parallel parts. */
   planWal(access: ScopeAccess, scope: string): Promise<WalPlan>;
   /** Everything in the scope that is neither catalog nor WAL: counted as unknown; another format's files recognised. */

@@ -315,6 +315,11 @@ function encryptionOf(info: StanzaInfo): BackupItem['encryption'] {
   return info.backup.view === null ? null : 'none';
 }
 
+/** The geometry backup.info declares: what `readCatalog` settles, from the same (shared) read. */
+export async function readGeometry(access: ScopeAccess, stanza: string): Promise<Pick<FormatCatalog, 'geometry' | 'geometryIssue'>> {
+  return settleGeometry((await stanzaInfo(access, stanza)).backup.view);
+}
+
 /** Lists `backup/<stanza>/`, reads backup.info and each needed manifest, and judges every backup. */
 export async function readCatalog(access: ScopeAccess, maxBackups: number, stanza: string): Promise<FormatCatalog> {
   const info = await stanzaInfo(access, stanza);

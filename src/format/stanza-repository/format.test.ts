@@ -13,6 +13,8 @@ import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { discoverScopes } from '../../evidence/discovery.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
+import type { StoreDriver } from '../../store/driver.ts';
+import { CountingScopeAccess } from '../../evidence/scope-access.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { geometry } from '../../postgres/wal.ts';
 import { stanzaRepository } from './format.ts';
@@ -295,6 +297,59 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     e = await scan(stanza({ missing: [5] }).store);
     assert.deepEqual(e.gapClasses, ['retention-expected']);
     publish(e);
+  });
+
+  it('declares the geometry early exactly as its catalog settles it, whatever backup.info holds', async () => {
+    const good = stanza().repo.backupInfo();
+    const cases = [
+      stanza(),
+      stanza({ info: { backupMain: null, backupCopy: null } }),
+      stanza({ info: { backupMain: good.replace(/backrest-checksum="[0-9a-f]{40}"/, `backrest-checksum="${'0'.repeat(40)}"`), backupCopy: null } }),
+      stanza({ backups: [] }),
+    ];
+    const seen: unknown[] = [];
+    for (const { store } of cases) {
+      const { base, roots } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+      const access = new CountingScopeAccess({ driver: confine(store, roots), base, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 10_000 }), concurrency: 2 });
+      const early = await stanzaRepository.readGeometry?.(access, STANZA);
+      const catalog = await stanzaRepository.readCatalog(access, 100, STANZA);
+      assert.deepEqual(early, { geometry: catalog.geometry, geometryIssue: catalog.geometryIssue });
+      seen.push(early?.geometry?.segmentSize ?? early?.geometryIssue);
+    }
+    assert.deepEqual(seen, [16 << 20, 'unknown', 'unknown', 'unknown']);
+  });
+
+  it('lists the WAL while the manifests are still being read', async () => {
+    const { store } = stanza();
+    const { roots } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+    const inner = confine(store, roots);
+    const events: string[] = [];
+    let walListed: () => void = () => undefined;
+    const walStarted = new Promise<void>((resolve) => (walListed = resolve));
+    // Manifest reads wait for the WAL listing (or 2 s): a scan that lists WAL only after its
+    // catalog would read every manifest late and record that order.
+    const driver: StoreDriver = {
+      listPage: (r) => {
+        if (r.delimiter === undefined && r.prefix.endsWith('/archive/main/15-1/')) {
+          events.push('wal');
+          walListed();
+        }
+        return inner.listPage(r);
+      },
+      read: async (r) => {
+        if (r.key.endsWith('/backup.manifest')) {
+          await Promise.race([walStarted, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+          events.push('manifest');
+        }
+        return inner.read(r);
+      },
+      close: () => inner.close(),
+    };
+    const { base } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] });
+    assert.equal(events[0], 'wal');
+    assert.equal(events.filter((x) => x === 'manifest').length, 3);
+    assert.deepEqual(e.backups.map((b) => b.item.state), ['healthy', 'healthy', 'healthy']);
   });
 
   it('follows a timeline switch through its history file, one level above the segments', async () => {

@@ -9,7 +9,7 @@
  */
 import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY } from '../../contract/primitives.ts';
 import { commonPayload, type DetailsInput, type RepositoryFormat } from '../seam.ts';
-import { readCatalog } from './backups.ts';
+import { readCatalog, readGeometry } from './backups.ts';
 import { discoverStanzas } from './discovery.ts';
 import { stanzaRoots } from './layout.ts';
 import { classifyGaps, parseRetentionPolicy } from './retention.ts';
@@ -51,6 +51,8 @@ export const stanzaRepository: RepositoryFormat = {
     'retention-expectation-comparison': 'supported',
   },
   readCatalog,
+  // backup.info alone declares the segment size: the WAL listing need not wait for the manifests.
+  readGeometry,
   planWal,
   readOthers,
   readHistory,
