@@ -34,6 +34,8 @@ describe('S3 failure categories', () => {
     ['SDK timeout', Object.assign(new Error('t'), { name: 'TimeoutError' }), 'timeout'],
     ['abort', Object.assign(new Error('a'), { name: 'AbortError' }), 'canceled'],
     ['not S3 at all', Object.assign(new Error('Unexpected token <'), { name: 'SyntaxError' }), 'incompatible_format'],
+    ['a 200 whose XML is cut short (the SDK cannot deserialize it)', Object.assign(new Error('XML parse error: missing closing tag </Key>.\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.'), { $metadata: { httpStatusCode: 200 }, $responseBodyText: '<ListBucketResult><Contents><Key>fixtures/x' }), 'incompatible_format'],
+    ['a 200 that is not XML at all', Object.assign(new Error('XML parse error: unexpected content.'), { $metadata: { httpStatusCode: 200 } }), 'incompatible_format'],
     ['a listed name that is not url encoding', new URIError('URI malformed'), 'incompatible_format'],
     ['a wrapped network error', Object.assign(new Error('x'), { name: 'Error', cause: network('EPIPE') }), 'unavailable'],
     ['anything else', 'a string was thrown', 'unavailable'],

@@ -4,6 +4,11 @@
  * errors with a Node `code`, and abort errors. The output carries viewer's own fixed message;
  * the SDK error is kept only as `cause` for debugging and never reaches a response or a log line.
  *
+ * A success status with a body the SDK could not deserialize (a listing's XML cut short, or not
+ * XML) is `incompatible_format`: the store answered, but not with what S3 sends. The SDK throws
+ * it as a plain `Error` carrying the 2xx `$metadata.httpStatusCode` (and the raw body, which stays
+ * in `cause` like every provider text).
+ *
  * Provider quirks (research s3-test-servers.md): OpenStack Swift's s3api answers an unknown access
  * key with `SignatureDoesNotMatch` (AWS: `InvalidAccessKeyId`), a garbage continuation token with
  * 500 `InternalError` (AWS: 400), and HEAD errors without a body (the SDK names them by status).
@@ -79,6 +84,8 @@ export function s3FailureCategory(error: unknown, signal?: AbortSignal): Failure
   if (byCode !== undefined) return byCode;
   const net = networkCategory(e.code);
   if (net !== undefined) return net;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 200 && status < 300) return 'incompatible_format';
   const byStatus = statusCategory(e.$metadata?.httpStatusCode);
   if (byStatus !== null) return byStatus;
   // A reply that is not S3 at all (an HTML error page, a proxy) fails XML parsing; a listed name

@@ -1,15 +1,19 @@
 /**
  * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
  * (ListObjectsV2 and GetObject only); listings are asked for url-encoded, so that any key can be
- * carried, and decoded in listing-names.ts. Every setting the SDK would otherwise take from the
+ * carried, and decoded in listing-names.ts. A listing answer without `IsTruncated`, or truncated
+ * without a continuation token, is refused as `incompatible_format` rather than read as a last
+ * page. Every setting the SDK would otherwise take from the
  * environment or shared config files (region, endpoint, credentials, retries, checksums, and the
  * endpoint of the STS call that exchanges a web-identity token) is set explicitly here, so an
  * explicit credential mode can never fall back to ambient configuration.
  */
-import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
+import { StoreError } from '../../common/errors.ts';
 import { readCredentialFile } from '../credential-file.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
+import { STORE_MESSAGES } from '../messages.ts';
 import { dateHeader } from '../store-time.ts';
 import { toStoreError } from './classify.ts';
 import { listedName } from './listing-names.ts';
@@ -160,8 +164,20 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
         EncodingType: 'url',
       });
       const storeTime = keepStoreTime(command);
+      let out: ListObjectsV2CommandOutput;
       try {
-        const out = await client.send(command, { abortSignal: request.signal });
+        out = await client.send(command, { abortSignal: request.signal });
+      } catch (error) {
+        throw toStoreError(error, request.signal);
+      }
+      // A listing is complete only when the store says so: every ListObjectsV2 answer carries
+      // IsTruncated, and a truncated one the token of its next page. Without them (a 200 whose body
+      // is some other XML document, an HTML page, nothing) the answer is no listing, never an empty
+      // or a last page: taking it for one would publish a short listing as complete evidence.
+      if (typeof out.IsTruncated !== 'boolean' || (out.IsTruncated && (out.NextContinuationToken ?? '') === '')) {
+        throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
+      }
+      try {
         // Keys and common prefixes come back encoded; the echoed Prefix, StartAfter and Delimiter
         // are encoded alike, but the driver never reads them (the continuation token is opaque).
         const name = (n: string) => listedName(n, out.EncodingType);
@@ -170,7 +186,7 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
             o.Key === undefined ? [] : [{ key: name(o.Key), size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }],
           ),
           prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [name(p.Prefix)])),
-          nextToken: out.IsTruncated === true && out.NextContinuationToken !== undefined ? out.NextContinuationToken : null,
+          nextToken: out.IsTruncated ? (out.NextContinuationToken ?? null) : null,
           storeTime: storeTime(),
         };
       } catch (error) {
