@@ -4,7 +4,8 @@
  * each page from the corpus's groups on demand and holds no key list, so a 1 M-key scan measures
  * the code after the driver (classification, compaction, evidence) and not a store's memory.
  */
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../src/store/driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../src/store/driver.ts';
+import { chunksOf, readWhole } from '../src/store/read-stream.ts';
 import type { GroupedCorpus } from './corpus.ts';
 
 /** The smallest string greater than every key that starts with `prefix` (ASCII keys). */
@@ -66,10 +67,15 @@ export class CorpusDriver implements StoreDriver {
   }
 
   read(r: ReadRequest): Promise<ReadResult> {
+    return readWhole(this.readStream(r));
+  }
+
+  readStream(r: ReadRequest): Promise<StreamResult> {
     const o = this.#corpus.at(this.#corpus.seek(r.key, true));
     if (o?.key !== r.key) return Promise.resolve({ status: 'absent' });
     if (o.size > r.maxBytes) return Promise.resolve({ status: 'too-large', size: o.size });
-    return Promise.resolve({ status: 'found', bytes: o.body() });
+    const body = o.body();
+    return Promise.resolve({ status: 'found', size: body.byteLength, chunks: chunksOf(body) });
   }
 
   close(): void {}

@@ -4,7 +4,7 @@
  * of a database of <tables> tables — six files per table (heap, free-space map, visibility map, a
  * primary-key index, a TOAST table and its index) plus 1,003 catalog files, the shape
  * docs/design/stanza-repository.md measured with the parser alone — and a few WAL segments, scanned
- * by scanScope with the stanza-repository format (the catalog reads the manifest, at most 64 MiB,
+ * by scanScope with the stanza-repository format (the catalog streams the manifest, at most 64 MiB,
  * and parses it incrementally). Prints one JSON line: manifest bytes, scan time, peak RSS, the
  * backup's verdict. Run with --expose-gc; compare 0 tables with 10,000.
  *

@@ -217,7 +217,7 @@ describe('readPreviousScan reads back exactly what a long-running process rememb
   });
 
   it('a run with no complete generation carries only its revision', async () => {
-    const failing: StoreDriver = { listPage: () => Promise.reject(new StoreError('unavailable', 'down')), read: () => Promise.reject(new StoreError('unavailable', 'down')), close: () => undefined };
+    const failing: StoreDriver = { listPage: () => Promise.reject(new StoreError('unavailable', 'down')), read: () => Promise.reject(new StoreError('unavailable', 'down')), readStream: () => Promise.reject(new StoreError('unavailable', 'down')), close: () => undefined };
     const p = newPublisher(1000);
     await assert.rejects(scan(failing, p));
     const failed = p.fail('unavailable', attempt(40));

@@ -7,7 +7,7 @@
  * operator's page, never for the wire.
  */
 import type { KeyRange, ListedObject, ScopeAccess } from '../format/seam.ts';
-import type { ListPage, ReadResult, StoreDriver } from '../store/driver.ts';
+import type { ListPage, ReadResult, StoreDriver, StreamResult } from '../store/driver.ts';
 import { compareKeyBytes } from '../store/key-order.ts';
 import { listPages, type BudgetMeter } from './listing.ts';
 
@@ -143,5 +143,9 @@ export class CountingScopeAccess implements ScopeAccess {
 
   read(key: string, maxBytes: number): Promise<ReadResult> {
     return this.#o.driver.read({ key: this.#o.base + key, maxBytes, signal: this.#o.signal });
+  }
+
+  readStream(key: string, maxBytes: number): Promise<StreamResult> {
+    return this.#o.driver.readStream({ key: this.#o.base + key, maxBytes, signal: this.#o.signal });
   }
 }

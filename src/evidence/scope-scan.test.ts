@@ -270,6 +270,7 @@ describe('WAL evidence', () => {
         return { ...page, objects: [...page.objects].reverse() };
       },
       read: (r: Parameters<MemoryStore['read']>[0]) => store.read(r),
+      readStream: (r: Parameters<MemoryStore['read']>[0]) => store.readStream(r),
       close: () => undefined,
     };
     await assert.rejects(
@@ -287,6 +288,7 @@ describe('WAL evidence', () => {
         return { ...page, objects: page.objects.map((o, i) => (i === 2 ? { ...o, size: Number.NaN } : o)) };
       },
       read: (r) => store.read(r),
+      readStream: (r) => store.readStream(r),
       close: () => undefined,
     };
     await assert.rejects(
@@ -306,6 +308,7 @@ describe('WAL evidence', () => {
         return { ...page, objects: page.objects.map((o, i) => (i < odd.length ? { ...o, lastModified: odd[i] ?? null } : o)) };
       },
       read: (r) => store.read(r),
+      readStream: (r) => store.readStream(r),
       close: () => undefined,
     };
     const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);

@@ -15,7 +15,7 @@ import type { BackupItem } from '../contract/collections.ts';
 import type { State, StateReason } from '../contract/primitives.ts';
 import type { CapabilityId, CommonSummary, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
-import type { ReadResult } from '../store/driver.ts';
+import type { ReadResult, StreamResult } from '../store/driver.ts';
 
 /** One listed object, handed out once. */
 export interface ListedObject {
@@ -46,6 +46,8 @@ export interface ScopeAccess {
   folders(prefix: string): Promise<string[]>;
   /** A bounded read of one small object. */
   read(key: string, maxBytes: number): Promise<ReadResult>;
+  /** A bounded read of one large object as its chunks arrive, for a parser that never holds it whole. */
+  readStream(key: string, maxBytes: number): Promise<StreamResult>;
 }
 
 /**

@@ -25,7 +25,7 @@ describe('confinement', () => {
   });
 
   it('refuses a listing that strays outside the roots, and roots that are not prefixes', async () => {
-    const careless: StoreDriver = { listPage: (r) => store.listPage({ ...r, prefix: 'dest/' }), read: (r) => store.read(r), close: () => undefined };
+    const careless: StoreDriver = { listPage: (r) => store.listPage({ ...r, prefix: 'dest/' }), read: (r) => store.read(r), readStream: (r) => store.readStream(r), close: () => undefined };
     assert.equal(await category(confine(careless, 'dest/archive/main/').listPage({ prefix: 'dest/archive/main/', signal })), 'incompatible_format');
     assert.throws(() => confine(store, []), TypeError);
     assert.throws(() => confine(store, ['dest/archive']), TypeError);

@@ -10,7 +10,7 @@
  */
 import { StoreError } from '../common/errors.ts';
 import { TIMESTAMP_PATTERN } from '../contract/primitives.ts';
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from './driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StreamResult } from './driver.ts';
 
 export function confine(driver: StoreDriver, roots: string | readonly string[]): StoreDriver {
   const all = typeof roots === 'string' ? [roots] : roots;
@@ -44,6 +44,10 @@ export function confine(driver: StoreDriver, roots: string | readonly string[]):
     async read(request: ReadRequest): Promise<ReadResult> {
       if (!inside(request.key)) refuse();
       return driver.read(request);
+    },
+    async readStream(request: ReadRequest): Promise<StreamResult> {
+      if (!inside(request.key)) refuse();
+      return driver.readStream(request);
     },
     close: () => driver.close(),
   };

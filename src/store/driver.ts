@@ -1,6 +1,6 @@
 /**
  * The read-only object-store driver contract every provider implements: paged listing under a
- * prefix, a size-bounded read of one small object, and nothing else. Every call takes an
+ * prefix, a size-bounded read of one object (whole, or streamed as chunks), and nothing else. Every call takes an
  * AbortSignal. Failures are `StoreError`s with a spec failure category; absence of an object is a
  * value (`found: false`), never an error, so a denied read can never pass for a missing one.
  * No method writes, deletes or signs URLs.
@@ -57,11 +57,23 @@ export type ReadResult =
   | { readonly status: 'absent' }
   | { readonly status: 'too-large'; readonly size: number };
 
+/** An opened object: its size and its body as chunks (read at most once; stop early to release it). */
+export type StreamResult =
+  | { readonly status: 'found'; readonly size: number; readonly chunks: AsyncIterable<Uint8Array> }
+  | { readonly status: 'absent' }
+  | { readonly status: 'too-large'; readonly size: number };
+
 export interface StoreDriver {
   /** `startAfter: 'emulated'` when the provider cannot start a listing after a key (the driver skips). */
   readonly capabilities?: { readonly startAfter: 'native' | 'emulated' };
   listPage(request: ListRequest): Promise<ListPage>;
+  /** A small object whole (read-stream.ts `readWhole` over `readStream`). */
   read(request: ReadRequest): Promise<ReadResult>;
+  /**
+   * An object's body as it arrives, never held whole by the driver: for objects parsed piece by
+   * piece (pgBackRest's manifests). A failure in the middle of the body is a `StoreError`.
+   */
+  readStream(request: ReadRequest): Promise<StreamResult>;
   /** Releases connections; the driver is unusable afterwards. */
   close(): void;
 }

@@ -50,7 +50,7 @@ const expected = (p: Publisher): ExpectedScope => {
 };
 
 /** A store that is down: the attempt fails as `viewer scan` fails it. */
-const down: StoreDriver = { listPage: () => Promise.reject(new StoreError('unavailable', 'down')), read: () => Promise.reject(new StoreError('unavailable', 'down')), close: () => undefined };
+const down: StoreDriver = { listPage: () => Promise.reject(new StoreError('unavailable', 'down')), read: () => Promise.reject(new StoreError('unavailable', 'down')), readStream: () => Promise.reject(new StoreError('unavailable', 'down')), close: () => undefined };
 
 /** One attempt as `runScan` makes it (its times fixed by the test), and the document it prints. */
 async function attempt(p: Publisher, driver: StoreDriver, minute: number, continuation: Continuation | null = null): Promise<{ publication: Publication; text: string }> {

@@ -4,7 +4,7 @@
  * (azure.test.ts, start-after emulated by the driver) and Cloud Storage against the firebase-tools
  * emulator (gcs.test.ts). It covers listing order and pagination across page boundaries, exact
  * sizes and receipt times, start-after, the `/` delimiter, an empty prefix, keys with spaces,
- * `+`, `%`, accents and `~`, bounded reads, absence as a value, cancellation, and the store's
+ * `+`, `%`, accents and `~`, bounded reads (whole and streamed), absence as a value, cancellation, and the store's
  * clock on every page. Keys no XML listing can carry are odd-keys.test.ts's.
  */
 import assert from 'node:assert/strict';
@@ -124,11 +124,34 @@ export function storeContract(name: string, setup: () => Promise<{ driver: Store
     assert.deepEqual(await driver.read({ key: `${prefix}missing/key`, maxBytes: 100, signal }), { status: 'absent' });
   });
 
+  it(`${name}: streams a body as chunks, the same bytes as a whole read; stopping early releases it`, async () => {
+    const { driver, prefix } = await ctx();
+    const signal = new AbortController().signal;
+    const whole = await driver.read({ key: `${prefix}${BIG_KEY}`, maxBytes: BIG_SIZE, signal });
+    assert.equal(whole.status, 'found');
+    const opened = await driver.readStream({ key: `${prefix}${BIG_KEY}`, maxBytes: BIG_SIZE, signal });
+    assert.ok(opened.status === 'found' && opened.size === BIG_SIZE);
+    const parts: Uint8Array[] = [];
+    for await (const chunk of opened.chunks) parts.push(chunk);
+    assert.ok(whole.status === 'found' && Buffer.concat(parts).equals(Buffer.from(whole.bytes)));
+    assert.deepEqual(await driver.readStream({ key: `${prefix}${BIG_KEY}`, maxBytes: 100, signal }), { status: 'too-large', size: BIG_SIZE });
+    assert.deepEqual(await driver.readStream({ key: `${prefix}missing/key`, maxBytes: 100, signal }), { status: 'absent' });
+    // A reader that stops after its first chunk, three times over: the driver keeps serving.
+    for (let i = 0; i < 3; i++) {
+      const early = await driver.readStream({ key: `${prefix}${BIG_KEY}`, maxBytes: BIG_SIZE, signal });
+      assert.equal(early.status, 'found');
+      if (early.status === 'found') for await (const chunk of early.chunks) if (chunk.byteLength > 0) break;
+    }
+    const small = await driver.read({ key: `${prefix}odd/é-accent`, maxBytes: 100, signal });
+    assert.equal(small.status === 'found' && Buffer.from(small.bytes).toString(), 'odd/é-accent');
+  });
+
   it(`${name}: an aborted call fails as canceled`, async () => {
     const { driver, prefix } = await ctx();
     const aborted = new AbortController();
     aborted.abort();
     await assert.rejects(driver.listPage({ prefix, signal: aborted.signal }), (e: unknown) => (e as { category?: string }).category === 'canceled');
     await assert.rejects(driver.read({ key: `${prefix}b`, maxBytes: 10, signal: aborted.signal }), (e: unknown) => (e as { category?: string }).category === 'canceled');
+    await assert.rejects(driver.readStream({ key: `${prefix}b`, maxBytes: 10, signal: aborted.signal }), (e: unknown) => (e as { category?: string }).category === 'canceled');
   });
 }

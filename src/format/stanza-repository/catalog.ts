@@ -20,7 +20,7 @@
 import { ViewerError } from '../../common/errors.ts';
 import type { ScopeAccess } from '../seam.ts';
 import { isLabel } from './backup-info.ts';
-import { MANIFEST_LIMITS, parseManifest, type Manifest } from './manifest.ts';
+import { MANIFEST_LIMITS, ManifestParser, type Manifest } from './manifest.ts';
 
 /** What the listing found in one label directory. */
 export interface LabelDirectory {
@@ -95,12 +95,18 @@ export interface BackupArea {
 const BUNDLE = /^bundle\/([1-9][0-9]{0,15})$/;
 const HISTORY = /^backup\.history\/([0-9]{4})\/([^/]+)\.manifest\.gz$/;
 
-/** Reads one manifest object under the manifest ceiling. */
+/**
+ * Reads one manifest object under the manifest ceiling, streamed: each chunk is parsed as it
+ * arrives and dropped, so the manifest is never held whole; a refused manifest (encrypted, a
+ * limit, bad grammar) stops the read at once.
+ */
 async function readManifest(access: ScopeAccess, key: string): Promise<ManifestReading> {
-  const r = await access.read(key, MANIFEST_LIMITS.maxBytes);
+  const r = await access.readStream(key, MANIFEST_LIMITS.maxBytes);
   if (r.status === 'absent') return { status: 'unloadable' };
   if (r.status === 'too-large') return { status: 'too-large' };
-  const m = parseManifest(r.bytes);
+  const parser = new ManifestParser();
+  for await (const chunk of r.chunks) if (!parser.push(chunk)) break;
+  const m = parser.end();
   if (!m.ok) return m.reason === 'encrypted' ? { status: 'encrypted' } : m.reason === 'too-large' ? { status: 'too-large' } : { status: 'unloadable' };
   return m.loadable ? { status: 'loaded', manifest: m, fromCopy: false, copyMismatch: false } : { status: 'unloadable' };
 }

@@ -194,6 +194,39 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     assert.deepEqual(row(e, F), ['DONE', 'full', 'warning', 'backup-manifest-from-copy', 'completed']);
   });
 
+  it('parses a manifest as its chunks arrive and stops reading one that is refused', async () => {
+    const { store, repo } = stanza();
+    // 2 MiB whose first line breaks the grammar: a whole read would fetch all 33 chunks.
+    store.put(`${repo.backupDir}${F}/backup.manifest`, Buffer.concat([Buffer.from('no section header\n'), Buffer.alloc(2 << 20, 'x')]), at(1));
+    const { base, roots } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+    const inner = confine(store, roots);
+    const pulled = new Map<string, number>();
+    const driver: StoreDriver = {
+      listPage: (r) => inner.listPage(r),
+      read: (r) => inner.read(r),
+      readStream: async (r) => {
+        const opened = await inner.readStream(r);
+        if (opened.status !== 'found') return opened;
+        const counted = `${r.key.includes(`${F}/`) ? 'F' : 'other'}/${r.key.slice(r.key.lastIndexOf('/') + 1)}`;
+        return {
+          ...opened,
+          chunks: (async function* () {
+            for await (const chunk of opened.chunks) {
+              pulled.set(counted, (pulled.get(counted) ?? 0) + 1);
+              yield chunk;
+            }
+          })(),
+        };
+      },
+      close: () => inner.close(),
+    };
+    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] });
+    assert.equal(pulled.get('F/backup.manifest'), 1);
+    // The copy stands in and was read whole, chunk by chunk.
+    assert.ok((pulled.get('F/backup.manifest.copy') ?? 0) >= 1);
+    assert.deepEqual(row(e, F), ['DONE', 'full', 'warning', 'backup-manifest-from-copy', 'completed']);
+  });
+
   it('shows an encrypted stanza by names and sizes only', async () => {
     const { store, repo } = stanza();
     const salted = Buffer.concat([Buffer.from('Salted__'), Buffer.alloc(40, 7)]);
@@ -336,12 +369,13 @@ describe('the stanza-repository format over a synthetic stanza', () => {
         }
         return inner.listPage(r);
       },
-      read: async (r) => {
+      read: (r) => inner.read(r),
+      readStream: async (r) => {
         if (r.key.endsWith('/backup.manifest')) {
           await Promise.race([walStarted, new Promise((resolve) => setTimeout(resolve, 2_000))]);
           events.push('manifest');
         }
-        return inner.read(r);
+        return inner.readStream(r);
       },
       close: () => inner.close(),
     };

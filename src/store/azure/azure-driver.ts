@@ -1,6 +1,6 @@
 /**
  * The `store-b` driver: Azure Blob Storage through the official SDK (`@azure/storage-blob`),
- * read-only (list blobs, download a small blob). Credentials: an explicit connection string (read
+ * read-only (list blobs, download a blob whole or as a stream). Credentials: an explicit connection string (read
  * from the configured file by this driver, or handed over from the ambient
  * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
  * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
@@ -14,7 +14,8 @@ import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../common/errors.ts';
 import { readCredentialFile } from '../credential-file.ts';
 import type { Destination } from '../destination.ts';
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
+import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { parseHttpDate } from '../store-time.ts';
 import { toAzureStoreError } from './classify.ts';
@@ -77,6 +78,25 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
   const abort = (signal: AbortSignal) => {
     if (signal.aborted) throw toAzureStoreError(new Error('aborted'), signal);
   };
+  async function readStream(request: ReadRequest): Promise<StreamResult> {
+    abort(request.signal);
+    const blob = container.getBlobClient(request.key);
+    try {
+      const props = await blob.getProperties({ abortSignal: request.signal });
+      const size = props.contentLength ?? 0;
+      if (size > request.maxBytes) return { status: 'too-large', size };
+      if (size === 0) return { status: 'found', size, chunks: chunksOf(new Uint8Array()) };
+      const response = await blob.download(0, size, { abortSignal: request.signal });
+      const body = response.readableStreamBody as (NodeJS.ReadableStream & AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+      if (body === undefined) throw new StoreError('incompatible_format', 'the store answered a download without a body');
+      return { status: 'found', size, chunks: boundedBody(body, size, (e) => toAzureStoreError(e, request.signal), () => body.destroy?.()) };
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      const status = (error as { statusCode?: unknown }).statusCode;
+      if (status === 404 && !request.signal.aborted && (error as { code?: unknown }).code !== 'ContainerNotFound') return { status: 'absent' };
+      throw toAzureStoreError(error, request.signal);
+    }
+  }
   return {
     capabilities: { startAfter: 'emulated' },
 
@@ -113,20 +133,9 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
       }
     },
 
-    async read(request: ReadRequest): Promise<ReadResult> {
-      abort(request.signal);
-      const blob = container.getBlobClient(request.key);
-      try {
-        const props = await blob.getProperties({ abortSignal: request.signal });
-        const size = props.contentLength ?? 0;
-        if (size > request.maxBytes) return { status: 'too-large', size };
-        return { status: 'found', bytes: size === 0 ? new Uint8Array() : await blob.downloadToBuffer(0, size, { abortSignal: request.signal }) };
-      } catch (error) {
-        const status = (error as { statusCode?: unknown }).statusCode;
-        if (status === 404 && !request.signal.aborted && (error as { code?: unknown }).code !== 'ContainerNotFound') return { status: 'absent' };
-        throw toAzureStoreError(error, request.signal);
-      }
-    },
+    read: (request: ReadRequest): Promise<ReadResult> => readWhole(readStream(request)),
+
+    readStream,
 
     close: () => undefined,
   };

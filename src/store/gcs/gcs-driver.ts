@@ -1,6 +1,6 @@
 /**
  * The `store-c` driver: Google Cloud Storage through the official SDK (`@google-cloud/storage`),
- * read-only (list objects, download a small object). Credentials: a service-account key file, or
+ * read-only (list objects, download an object whole or as a stream). Credentials: a service-account key file, or
  * the SDK's Application Default Credentials (standalone only). `STORE_ENDPOINT_URL` points it at
  * an emulator. Listing starts after a key with `startOffset`, and the driver also skips the key
  * itself, since the offset is inclusive. A listing is the SDK's own authenticated request for
@@ -12,7 +12,8 @@ import { setBackend } from 'google-logging-utils';
 import { StoreError } from '../../common/errors.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { dateHeader } from '../store-time.ts';
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
+import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { toGcsStoreError } from './classify.ts';
 
 // With GOOGLE_SDK_NODE_LOGGING set, Google's client libraries write every authorized request and
@@ -45,6 +46,43 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
   const abort = (signal: AbortSignal) => {
     if (signal.aborted) throw toGcsStoreError(new Error('aborted'), signal);
   };
+  async function readStream(request: ReadRequest): Promise<StreamResult> {
+    abort(request.signal);
+    const file = bucket.file(request.key);
+    try {
+      const [metadata] = await file.getMetadata();
+      abort(request.signal);
+      const size = Number(metadata.size ?? 0);
+      if (!Number.isSafeInteger(size) || size < 0) throw new StoreError('incompatible_format', 'the store gave an object without a valid size');
+      if (size > request.maxBytes) return { status: 'too-large', size };
+      if (size === 0) return { status: 'found', size, chunks: chunksOf(new Uint8Array()) };
+      const body = file.createReadStream({ validation: false });
+      // The SDK takes no signal for a download: an abort ends the body, as a failure of the read.
+      const onAbort = () => body.destroy(new Error('aborted'));
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      const chunks = boundedBody(body as AsyncIterable<Uint8Array>, size, (e) => toGcsStoreError(e, request.signal), () => body.destroy());
+      return {
+        status: 'found',
+        size,
+        chunks: (async function* () {
+          try {
+            yield* chunks;
+          } finally {
+            request.signal.removeEventListener('abort', onAbort);
+          }
+        })(),
+      };
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      const e = error as { code?: unknown };
+      if (e.code === 404 && !request.signal.aborted) {
+        // A missing bucket is also a 404 here; listing tells them apart (it fails only without a bucket).
+        const bucketThere = await bucket.getFiles({ prefix: request.key, maxResults: 1, autoPaginate: false }).then(() => true, () => false);
+        if (bucketThere) return { status: 'absent' };
+      }
+      throw toGcsStoreError(error, request.signal);
+    }
+  }
   return Promise.resolve({
     capabilities: { startAfter: 'native' },
 
@@ -87,26 +125,8 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
       return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null, storeTime: dateHeader(http?.headers) };
     },
 
-    async read(request: ReadRequest): Promise<ReadResult> {
-      abort(request.signal);
-      const file = bucket.file(request.key);
-      try {
-        const [metadata] = await file.getMetadata();
-        const size = Number(metadata.size ?? 0);
-        if (size > request.maxBytes) return { status: 'too-large', size };
-        const [bytes] = await file.download({ validation: false });
-        abort(request.signal);
-        return bytes.length > request.maxBytes ? { status: 'too-large', size: bytes.length } : { status: 'found', bytes };
-      } catch (error) {
-        const e = error as { code?: unknown; errors?: { reason?: unknown }[] };
-        if (e.code === 404 && !request.signal.aborted) {
-          // A missing bucket is also a 404 here; listing tells them apart (it fails only without a bucket).
-          const bucketThere = await bucket.getFiles({ prefix: request.key, maxResults: 1, autoPaginate: false }).then(() => true, () => false);
-          if (bucketThere) return { status: 'absent' };
-        }
-        throw toGcsStoreError(error, request.signal);
-      }
-    },
+    read: (request: ReadRequest): Promise<ReadResult> => readWhole(readStream(request)),
+    readStream,
 
     close: () => undefined,
   });

@@ -5,7 +5,8 @@
  * checked against the same contract as the real drivers.
  */
 import { StoreError } from '../../common/errors.ts';
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject } from '../driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
+import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 
 export interface MemoryObject {
   readonly key: string;
@@ -100,12 +101,25 @@ export class MemoryStore implements StoreDriver {
   }
 
   read(request: ReadRequest): Promise<ReadResult> {
+    return readWhole(this.readStream(request));
+  }
+
+  /** The body in 64 KiB chunks, as a store sends it; an abort while it is read fails it as canceled. */
+  readStream(request: ReadRequest): Promise<StreamResult> {
     if (request.signal.aborted) return Promise.reject(new StoreError('canceled', 'the store request was canceled'));
     this.requests.push({ op: 'read', prefix: request.key });
     const o = this.#objects.get(request.key);
     if (o === undefined) return Promise.resolve({ status: 'absent' });
     if (o.size > request.maxBytes) return Promise.resolve({ status: 'too-large', size: o.size });
-    return Promise.resolve({ status: 'found', bytes: o.body });
+    const canceled = () => new StoreError('canceled', 'the store request was canceled');
+    const body = (async function* () {
+      for await (const chunk of chunksOf(o.body)) {
+        if (request.signal.aborted) throw canceled();
+        yield chunk;
+      }
+    })();
+    // A listed size may be given apart from the body (a corpus's sizes): the body is what is sent.
+    return Promise.resolve({ status: 'found', size: o.body.byteLength, chunks: boundedBody(body, o.body.byteLength, canceled, () => undefined) });
   }
 
   close(): void {

@@ -12,7 +12,8 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2Com
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import { StoreError } from '../../common/errors.ts';
 import { readCredentialFile } from '../credential-file.ts';
-import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver } from '../driver.ts';
+import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StreamResult } from '../driver.ts';
+import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 import { dateHeader } from '../store-time.ts';
 import { toStoreError } from './classify.ts';
@@ -133,17 +134,6 @@ function keepStoreTime(command: ListObjectsV2Command): () => Date | null {
   return () => storeTime;
 }
 
-async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array | null> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > max) return null;
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
-}
-
 export async function createS3Driver(options: S3DriverOptions): Promise<StoreDriver> {
   const client = new S3Client(await clientConfig(options));
   // The SDK's logger middleware builds a redacted copy of every response for its logger even when
@@ -151,6 +141,23 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
   // provider text must not reach viewer's logs.
   client.middlewareStack.remove('loggerMiddleware');
   const bucket = options.bucket;
+  async function readStream(request: ReadRequest): Promise<StreamResult> {
+    try {
+      const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: request.key }), { abortSignal: request.signal });
+      const body = out.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+      const size = out.ContentLength ?? 0;
+      if (size > request.maxBytes) {
+        body?.destroy?.();
+        return { status: 'too-large', size };
+      }
+      if (body === undefined) return { status: 'found', size: 0, chunks: chunksOf(new Uint8Array()) };
+      return { status: 'found', size, chunks: boundedBody(body, size, (e) => toStoreError(e, request.signal), () => body.destroy?.()) };
+    } catch (error) {
+      const name = (error as { name?: unknown }).name;
+      if ((name === 'NoSuchKey' || name === 'NotFound') && request.signal.aborted !== true) return { status: 'absent' };
+      throw toStoreError(error, request.signal);
+    }
+  }
   return {
     async listPage(request: ListRequest): Promise<ListPage> {
       const command = new ListObjectsV2Command({
@@ -194,28 +201,8 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
       }
     },
 
-    async read(request: ReadRequest): Promise<ReadResult> {
-      try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: request.key }), { abortSignal: request.signal });
-        const body = out.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
-        if (body === undefined) return { status: 'found', bytes: new Uint8Array() };
-        const size = out.ContentLength ?? 0;
-        if (size > request.maxBytes) {
-          body.destroy?.();
-          return { status: 'too-large', size };
-        }
-        const bytes = await readCapped(body, request.maxBytes);
-        if (bytes === null) {
-          body.destroy?.();
-          return { status: 'too-large', size };
-        }
-        return { status: 'found', bytes };
-      } catch (error) {
-        const name = (error as { name?: unknown }).name;
-        if ((name === 'NoSuchKey' || name === 'NotFound') && request.signal.aborted !== true) return { status: 'absent' };
-        throw toStoreError(error, request.signal);
-      }
-    },
+    read: (request: ReadRequest): Promise<ReadResult> => readWhole(readStream(request)),
+    readStream,
 
     close: () => client.destroy(),
   };
