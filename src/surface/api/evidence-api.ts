@@ -2,8 +2,9 @@
  * The sidecar's evidence API (spec "Sidecar the service"): a closed set of GET routes over
  * HTTP/1.1 on a Unix socket, every one authenticated with the pod-local bearer token, answering
  * only from the current immutable publication (no store I/O), with the spec's fixed headers, one
- * error body, size limits, a concurrency budget and a hard deadline. Order of checks for every
- * request: concurrency budget (429), authentication (401), route (404), method (405), query (400),
+ * error body, size limits, a concurrency budget (admitted requests until their answer closes; a
+ * refusal takes no share of it) and a hard deadline. Order of checks for every request:
+ * concurrency budget (429), authentication (401), route (404), method (405), query (400),
  * publication validity (500), revision (409), representability (413). Also owns
  * `createAnsweringServer`, the HTTP server both surfaces use so that Node's HTTP layer never
  * answers (or drops) a request by itself.
@@ -310,15 +311,14 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     // wrong with it is its method (405, after authentication like everything else).
     const connect = req.method === 'CONNECT';
     const route = ROUTES.has(path) && !connect ? path : 'unknown';
-    inFlight += 1;
-    let released = false;
-    const release = () => {
-      if (!released) {
-        released = true;
-        inFlight -= 1;
-      }
-    };
-    res.once('close', release);
+    // The budget counts admitted requests until their answer is closed. A refused request takes
+    // no share of it: its 429 may wait on its connection behind answers a stalled client is not
+    // reading, and counting it until written would let refusals alone keep the API closed.
+    const admitted = inFlight < maxInFlight;
+    if (admitted) {
+      inFlight += 1;
+      res.once('close', () => (inFlight -= 1));
+    }
     // The hard deadline: a response not finished in time ends the connection.
     const deadline = setTimeout(() => req.socket.destroy(), deadlineMs);
     deadline.unref();
@@ -327,7 +327,7 @@ export function createEvidenceApi(o: EvidenceApiOptions): Server {
     let outcome: Outcome;
     let thrown: string | null = null;
     try {
-      if (inFlight > maxInFlight) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
+      if (!admitted) outcome = fail('busy', null, { 'Retry-After': String(LIMITS.retryAfterSeconds) });
       else if (!authenticated(req, expected)) outcome = fail('unauthenticated');
       else if (route === 'unknown' && !connect) outcome = fail('not-found');
       else if (req.method !== 'GET') outcome = fail('method-not-allowed', null, { Allow: 'GET' });
