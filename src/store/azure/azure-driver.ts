@@ -5,7 +5,8 @@
  * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
  * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
  * URL. List Blobs has no start-after, so the driver skips keys up to it itself and says so
- * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many. A name XML
+ * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many. A 200 that is
+ * no blob listing is `incompatible_format`, never an empty listing. A name XML
  * cannot carry comes percent-encoded (`<Name Encoded="true">`); the SDK decodes it.
  */
 import { DefaultAzureCredential } from '@azure/identity';
@@ -13,6 +14,7 @@ import { AzureLogger } from '@azure/logger';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../common/errors.ts';
 import { readCredentialFile } from '../credential-file.ts';
+import { STORE_MESSAGES } from '../messages.ts';
 import type { Destination } from '../destination.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
@@ -115,7 +117,11 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
         // No page at all means no request was made: there is no response to take a time from.
         if (result.done === true) return { objects, prefixes, nextToken: null, storeTime: null };
         const page = result.value;
-        const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] };
+        const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] } | undefined;
+        // A 200 whose body is no EnumerationResults (an HTML page, another document) has no
+        // segment: no listing, never an empty one (the SDK's own conversion of the segment throws
+        // a TypeError for it first).
+        if (typeof segment !== 'object' || segment === null) throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
         for (const b of segment.blobItems ?? []) {
           if (request.startAfter !== undefined && compareKeyBytes(b.name, request.startAfter) <= 0) continue;
           objects.push({ key: b.name, size: b.properties.contentLength ?? Number.NaN, lastModified: b.properties.lastModified ?? null });
@@ -129,6 +135,8 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
         // The raw `Date` header, read strictly (the SDK's parsed `page.date` is a lenient `new Date()`).
         return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null, storeTime: parseHttpDate(page._response.headers.get('date')) };
       } catch (error) {
+        if (error instanceof StoreError) throw error;
+        if (error instanceof TypeError && !request.signal.aborted) throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format, { cause: error });
         throw toAzureStoreError(error, request.signal);
       }
     },

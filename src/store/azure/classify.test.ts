@@ -18,6 +18,7 @@ describe('Azure failure categories', () => {
     ['a 503 without ServerBusy (a gateway, an outage)', rest(undefined, 503), 'unavailable'],
     ['a 503 with another code', rest('ServiceUnavailable', 503), 'unavailable'],
     ['operation timed out', rest('OperationTimedOut', 500), 'timeout'],
+    ['a 200 whose XML is cut short or not XML (the SDK cannot parse it)', rest('PARSE_ERROR', 200), 'incompatible_format'],
     ['internal error', rest('InternalError', 500), 'unavailable'],
     ['HEAD 403 without a code', rest(undefined, 403), 'authorization'],
     ['connection refused', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'unavailable'],

@@ -5,7 +5,8 @@
  * errors, told apart by `name`: no credential in the chain was usable (`CredentialUnavailableError`,
  * or `AggregateAuthenticationError` from a chain of them), or one was refused by the identity
  * service (`AuthenticationError`). A listed name the service sent percent-encoded (`Encoded="true"`)
- * that does not decode is a `URIError`. Only viewer's fixed messages leave this module.
+ * that does not decode is a `URIError`; a body the SDK cannot parse is its `PARSE_ERROR`, also
+ * `incompatible_format`. Only viewer's fixed messages leave this module.
  *
  * Throttling, one rule for every provider: `throttled` is the store saying the request rate is the
  * cause, by status 429 or by a code that says so (here `ServerBusy`, the 503 Azure Storage
@@ -48,6 +49,8 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
   // The SDK decodes a listed name sent `Encoded="true"` with decodeURIComponent: a malformed one throws.
   if (e.name === 'URIError') return 'incompatible_format';
   const code = typeof e.code === 'string' ? e.code : '';
+  // The SDK could not parse a response body (XML cut short, not XML): the store answered, but not as Azure does.
+  if (code === 'PARSE_ERROR') return 'incompatible_format';
   // REQUEST_SEND_ERROR is the Azure SDK's own name for a request that never reached the service.
   const byCode = BY_CODE[code] ?? networkCategory(code) ?? (code === 'REQUEST_SEND_ERROR' ? 'unavailable' : undefined);
   if (byCode !== undefined) return byCode;

@@ -20,6 +20,7 @@ describe('GCS failure categories', () => {
     ['status only 500', api(500), 'unavailable'],
     ['connection refused', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'unavailable'],
     ['abort', Object.assign(new Error('x'), { name: 'AbortError' }), 'canceled'],
+    ['a 200 that is not JSON (HTML, a body cut short)', new SyntaxError('Unexpected token \'<\', "<html><bod"... is not valid JSON'), 'incompatible_format'],
   ];
   for (const [what, error, category] of cases) it(`${what} → ${category}`, () => assert.equal(gcsFailureCategory(error), category));
 

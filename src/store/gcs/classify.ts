@@ -6,7 +6,7 @@
  * Throttling, one rule for every provider: `throttled` is the store saying the request rate is the
  * cause, by status 429 or by a reason that says so (`rateLimitExceeded`, `userRateLimitExceeded`);
  * any other 5xx, Cloud Storage's 503 `backendError` or a 503 by status alone included, is
- * `unavailable`.
+ * `unavailable`. A success whose body is not JSON (the SDK's `SyntaxError`) is `incompatible_format`.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -34,6 +34,8 @@ export function gcsFailureCategory(error: unknown, signal?: AbortSignal): Failur
   for (const r of reasons) if (typeof r === 'string' && BY_REASON[r] !== undefined) return BY_REASON[r];
   const net = networkCategory(e.code);
   if (net !== undefined) return net;
+  // A 200 whose body is not JSON (an HTML page, JSON cut short): the SDK's JSON.parse throws.
+  if (e.name === 'SyntaxError') return 'incompatible_format';
   const status = typeof e.code === 'number' ? e.code : undefined;
   if (status === 401) return 'authentication';
   if (status === 403) return 'authorization';

@@ -5,11 +5,14 @@
  * an emulator. Listing starts after a key with `startOffset`, and the driver also skips the key
  * itself, since the offset is inclusive. A listing is the SDK's own authenticated request for
  * `objects.list` (`bucket.request`, what `getFiles` sends), so the page keeps the HTTP response
- * and with it the store's `Date` header, which `getFiles` drops.
+ * and with it the store's `Date` header, which `getFiles` drops. A listing and an object's metadata
+ * request end as soon as their signal aborts (the SDK takes none: the request is abandoned), and a
+ * 200 that is not an `objects.list` answer is `incompatible_format`, never an empty listing.
  */
 import { Storage, type Bucket } from '@google-cloud/storage';
 import { setBackend } from 'google-logging-utils';
 import { StoreError } from '../../common/errors.ts';
+import { STORE_MESSAGES } from '../messages.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { dateHeader } from '../store-time.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
@@ -27,6 +30,29 @@ export interface GcsDriverOptions {
   readonly bucket: string;
   readonly endpoint: string | null;
   readonly credentials: GcsCredentials;
+}
+
+/**
+ * `work`, or a rejection as soon as `signal` aborts: the SDK's requests take no signal (its own
+ * timeout is 60 s a try, three tries), so a deadline or a shutdown would otherwise wait for a store
+ * that never answers. The abandoned request ends by the SDK's timeout; its result is dropped.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The JSON body of `objects.list` (only what the driver reads). */
@@ -50,7 +76,7 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
     abort(request.signal);
     const file = bucket.file(request.key);
     try {
-      const [metadata] = await file.getMetadata();
+      const [metadata] = await untilAborted(file.getMetadata(), request.signal);
       abort(request.signal);
       const size = Number(metadata.size ?? 0);
       if (!Number.isSafeInteger(size) || size < 0) throw new StoreError('incompatible_format', 'the store gave an object without a valid size');
@@ -91,22 +117,30 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
       let body: unknown;
       let http: { readonly headers?: Readonly<Record<string, unknown>> } | undefined;
       try {
-        [body, http] = await bucket.request({
-          uri: '/o',
-          qs: {
-            prefix: request.prefix,
-            maxResults: Math.min(request.maxKeys ?? 1000, 1000),
-            ...(request.delimiter === undefined ? {} : { delimiter: request.delimiter }),
-            ...(request.continuationToken === undefined ? {} : { pageToken: request.continuationToken }),
-            ...(request.startAfter === undefined ? {} : { startOffset: request.startAfter }),
-          },
-        });
+        [body, http] = await untilAborted(
+          bucket.request({
+            uri: '/o',
+            qs: {
+              prefix: request.prefix,
+              maxResults: Math.min(request.maxKeys ?? 1000, 1000),
+              ...(request.delimiter === undefined ? {} : { delimiter: request.delimiter }),
+              ...(request.continuationToken === undefined ? {} : { pageToken: request.continuationToken }),
+              ...(request.startAfter === undefined ? {} : { startOffset: request.startAfter }),
+            },
+          }),
+          request.signal,
+        );
         abort(request.signal);
       } catch (error) {
         throw toGcsStoreError(error, request.signal);
       }
+      // Every objects.list answer is `"kind": "storage#objects"` (items, prefixes and the token are
+      // left out when there are none): anything else with a 200 is no listing, never an empty one.
+      if (typeof body !== 'object' || body === null || (body as { kind?: unknown }).kind !== 'storage#objects') {
+        throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
+      }
       const after = request.startAfter;
-      const response = (typeof body === 'object' && body !== null ? body : {}) as GcsListResponse;
+      const response = body as GcsListResponse;
       const objects: StoreObject[] = [];
       for (const item of response.items ?? []) {
         // An object the store lists without a name can be neither counted nor skipped honestly.
