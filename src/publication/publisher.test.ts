@@ -12,7 +12,7 @@ import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { Publisher, revisionBase, type Publication } from './publisher.ts';
-import { Refresher } from './refresher.ts';
+import { MAX_BACKOFF_FACTOR, Refresher } from './refresher.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
@@ -216,11 +216,13 @@ describe('refresher', () => {
   });
 
   it('starts scans an interval apart, start to start, and at once after a scan longer than the interval', async (t) => {
+    const pub = newPublisher();
+    const evidence = await scanWith(repository(), pub);
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
     const starts: number[] = [];
     const durations = [300, 1500, 100];
     const refresher = new Refresher({
-      publisher: newPublisher(),
+      publisher: pub,
       budget: { maxPages: 100, maxObjects: 10_000 },
       intervalMs: 1000,
       jitter: 0,
@@ -228,8 +230,8 @@ describe('refresher', () => {
       scan: (signal) => {
         starts.push(Date.now() - T0);
         const ms = durations[starts.length - 1] ?? 100;
-        return new Promise((_resolve, reject) => {
-          const timer = setTimeout(() => reject(new StoreError('throttled', 'throttled')), ms);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve(evidence), ms);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);
             reject(new StoreError('canceled', 'canceled'));
@@ -243,6 +245,61 @@ describe('refresher', () => {
       await settle();
     }
     assert.deepEqual(starts, [0, 1000, 2500]);
+    await refresher.stop();
+  });
+
+  it('backs off after failed attempts: twice the interval, then four times at most, and the interval again after a complete scan', async (t) => {
+    const pub = newPublisher();
+    const evidence = await scanWith(repository(), pub);
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+    const starts: number[] = [];
+    const results: ('fail' | 'ok')[] = ['fail', 'fail', 'fail', 'ok', 'fail', 'ok'];
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 1000,
+      jitter: 0,
+      scanTimeoutMs: 3_600_000,
+      scan: () => {
+        starts.push(Date.now() - T0);
+        return (results[starts.length - 1] ?? 'ok') === 'ok' ? Promise.resolve(evidence) : Promise.reject(new StoreError('throttled', 'throttled'));
+      },
+    });
+    assert.equal(MAX_BACKOFF_FACTOR, 4);
+    refresher.start();
+    t.mock.timers.tick(0);
+    await settle();
+    for (let i = 0; i < 160; i++) {
+      t.mock.timers.tick(100);
+      await settle();
+    }
+    // fail → 2 s, fail → 4 s, fail → 4 s (capped), ok → 1 s, fail → 2 s, ok → 1 s, ok → 1 s ...
+    assert.deepEqual(starts, [0, 2000, 6000, 10_000, 11_000, 13_000, 14_000, 15_000, 16_000]);
+    assert.deepEqual([pub.current.generation, pub.current.snapshot.stale], [5, false]);
+    await refresher.stop();
+  });
+
+  it('a scan that settles leaves nothing running: its signal is aborted, so requests it left in flight are canceled', async () => {
+    const pub = newPublisher();
+    const signals: AbortSignal[] = [];
+    let fail = true;
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 3_600_000,
+      scanTimeoutMs: 3_600_000,
+      scan: async (signal, next, meter) => {
+        signals.push(signal);
+        if (fail) throw new StoreError('throttled', 'throttled');
+        return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(repository(), ROOT), signal, meter, concurrency: 2, ...next });
+      },
+    });
+    await refresher.refreshNow();
+    fail = false;
+    await refresher.refreshNow();
+    assert.deepEqual(signals.map((s) => s.aborted), [true, true]);
+    assert.deepEqual([pub.current.generation, pub.current.snapshot.inventory.last_failure_category], [1, null], 'aborting a settled scan changes nothing published');
+    assert.equal(pub.current.revision, 2);
     await refresher.stop();
   });
 

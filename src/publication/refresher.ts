@@ -3,7 +3,10 @@
  * after the previous one started (at once if it ran longer), each result published (a complete
  * generation or a failed attempt), the freshness threshold watched by its own timer (a scan in
  * flight, however long, does not keep old evidence looking fresh), and everything cancellable on
- * shutdown.
+ * shutdown. After failed attempts the interval backs off (D-74): doubled after each consecutive
+ * failure, at most `MAX_BACKOFF_FACTOR` times, back to the interval after a complete scan. When a
+ * scan settles its signal is aborted, so store requests it left running (the other lanes of a
+ * bounded-concurrency read, a listing's prefetched page) are canceled and none starts after it.
  */
 import { categoryOf } from '../common/errors.ts';
 import { BudgetMeter, type ScanBudget } from '../evidence/listing.ts';
@@ -12,6 +15,9 @@ import type { Publication, Publisher } from './publisher.ts';
 
 /** Runs one scan, charging `meter`; failures are thrown as typed errors. */
 export type ScanFunction = (signal: AbortSignal, next: Publisher['nextScan'], meter: BudgetMeter) => Promise<ScopeEvidence>;
+
+/** The longest a failed store makes the refresher wait: this many intervals (D-74). */
+export const MAX_BACKOFF_FACTOR = 4;
 
 export interface RefresherOptions {
   readonly publisher: Publisher;
@@ -33,6 +39,8 @@ export class Refresher {
   #timer: NodeJS.Timeout | null = null;
   #freshnessTimer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
+  /** Failed attempts since the last complete scan: the backoff's exponent. */
+  #failures = 0;
 
   constructor(options: RefresherOptions) {
     this.#o = options;
@@ -88,10 +96,12 @@ export class Refresher {
     this.#timer.unref();
   }
 
+  /** The jittered interval, times the backoff factor: 2^failures, at most MAX_BACKOFF_FACTOR. */
   #nextDelay(): number {
     const j = this.#o.jitter ?? 0.1;
     const r = this.#o.random ?? Math.random;
-    return Math.max(0, Math.round(this.#o.intervalMs * (1 + j * (2 * r() - 1))));
+    const factor = Math.min(2 ** this.#failures, MAX_BACKOFF_FACTOR);
+    return Math.max(0, Math.round(this.#o.intervalMs * factor * (1 + j * (2 * r() - 1))));
   }
 
   async #refresh(): Promise<void> {
@@ -101,15 +111,24 @@ export class Refresher {
     publish(publisher.checkFreshness(now()));
     if (this.#stop.signal.aborted) return;
     const startedAt = now();
-    const signal = AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#o.scanTimeoutMs)]);
+    const deadline = AbortSignal.timeout(this.#o.scanTimeoutMs);
+    // Aborted once the scan has settled: what it left running against the store stops there.
+    const settled = new AbortController();
+    const signal = AbortSignal.any([this.#stop.signal, deadline, settled.signal]);
     const meter = new BudgetMeter(this.#o.budget);
     try {
       const evidence = await this.#o.scan(signal, publisher.nextScan, meter);
-      publish(publisher.complete(evidence, { startedAt, finishedAt: now(), pages: meter.pages, objects: meter.objects }));
+      settled.abort();
+      const p = publisher.complete(evidence, { startedAt, finishedAt: now(), pages: meter.pages, objects: meter.objects });
+      // A truncated scan is published as a failure, and backs off like one.
+      this.#failures = p.generation > 0 && p.snapshot.inventory.last_failure_category === null ? 0 : this.#failures + 1;
+      publish(p);
     } catch (error) {
+      settled.abort();
       // A shutdown is not a refresh result: nothing is published for it.
       if (this.#stop.signal.aborted) return;
-      const category = signal.aborted ? 'timeout' : categoryOf(error);
+      const category = deadline.aborted ? 'timeout' : categoryOf(error);
+      this.#failures += 1;
       publish(publisher.fail(category, { startedAt, finishedAt: now(), pages: meter.pages, objects: meter.objects }));
     }
   }

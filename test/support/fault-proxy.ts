@@ -11,6 +11,7 @@
  *   never reaches a response or a log line);
  * - `hang`: accepts the request and never answers, until the client gives up (its socket closes)
  *   or the proxy is closed;
+ * - `delay`: holds the request for `ms`, then forwards it (a slow store);
  * - `reset-mid-body`: forwards, sends the store's status, headers and the first half of its body,
  *   then resets the TCP connection (RST);
  * - `truncate-body`: forwards and sends only the first `keep` bytes of the body, with a
@@ -38,9 +39,13 @@ export interface ProxiedRequest {
 
 export type Matcher = (r: ProxiedRequest) => boolean;
 
+/** What the patterns below look at: also what the log keeps of a request. */
+export type RequestLine = Pick<ProxiedRequest, 'method' | 'path' | 'query'>;
+
 export type Fault =
   | { readonly kind: 'respond'; readonly status: number; readonly body: string; readonly headers?: Readonly<Record<string, string>> }
   | { readonly kind: 'hang' }
+  | { readonly kind: 'delay'; readonly ms: number }
   | { readonly kind: 'reset-mid-body' }
   | { readonly kind: 'truncate-body'; readonly keep: (length: number) => number }
   | { readonly kind: 'rewrite-body'; readonly rewrite: (body: string) => string };
@@ -188,6 +193,17 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         // Nothing is ever written; the request ends when the client gives up or the proxy closes.
         req.resume();
         return;
+      case 'delay': {
+        const timer = setTimeout(() => {
+          if (res.destroyed) return;
+          forward(req, res, (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          });
+        }, fault.ms);
+        res.on('close', () => clearTimeout(timer));
+        return;
+      }
       case 'reset-mid-body':
         forward(req, res, (up) => {
           void readAll(up).then((body) => {
@@ -271,30 +287,30 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 /** S3 path-style requests (`/<bucket>/<key>?...`), as the S3 driver sends them to an endpoint. */
 export const s3 = {
   /** ListObjectsV2, any page. */
-  list: (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('list-type') === '2',
+  list: (r: RequestLine): boolean => r.method === 'GET' && r.query.get('list-type') === '2',
   /** ListObjectsV2 pages after the first of a listing (they carry a continuation token). */
-  continuation: (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('list-type') === '2' && r.query.has('continuation-token'),
+  continuation: (r: RequestLine): boolean => r.method === 'GET' && r.query.get('list-type') === '2' && r.query.has('continuation-token'),
   /** ListObjectsV2 under a prefix that contains `part` (e.g. `/wals/`). */
-  listUnder: (part: string) => (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('list-type') === '2' && (r.query.get('prefix') ?? '').includes(part),
+  listUnder: (part: string) => (r: RequestLine): boolean => r.method === 'GET' && r.query.get('list-type') === '2' && (r.query.get('prefix') ?? '').includes(part),
   /** GetObject of any key. */
-  get: (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('list-type') === null && r.path.split('/').length > 2,
+  get: (r: RequestLine): boolean => r.method === 'GET' && r.query.get('list-type') === null && r.path.split('/').length > 2,
   /** GetObject of a key ending with `suffix`. */
-  getEnding: (suffix: string) => (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('list-type') === null && decodeURIComponent(r.path).endsWith(suffix),
+  getEnding: (suffix: string) => (r: RequestLine): boolean => r.method === 'GET' && r.query.get('list-type') === null && decodeURIComponent(r.path).endsWith(suffix),
   any: (): boolean => true,
 };
 
 /** Azure Blob requests (`/<account>/<container>[/<blob>]?...`). */
 export const azure = {
-  list: (r: ProxiedRequest): boolean => r.method === 'GET' && r.query.get('comp') === 'list' && r.query.get('restype') === 'container',
+  list: (r: RequestLine): boolean => r.method === 'GET' && r.query.get('comp') === 'list' && r.query.get('restype') === 'container',
   /** Get Blob Properties (HEAD) and Get Blob (GET) of one blob. */
-  read: (r: ProxiedRequest): boolean => (r.method === 'HEAD' || r.method === 'GET') && !r.query.has('comp') && r.path.split('/').length > 3,
+  read: (r: RequestLine): boolean => (r.method === 'HEAD' || r.method === 'GET') && !r.query.has('comp') && r.path.split('/').length > 3,
 };
 
 /** Cloud Storage JSON API requests. */
 export const gcs = {
-  list: (r: ProxiedRequest): boolean => r.method === 'GET' && /^\/storage\/v1\/b\/[^/]+\/o$/.test(r.path),
+  list: (r: RequestLine): boolean => r.method === 'GET' && /^\/storage\/v1\/b\/[^/]+\/o$/.test(r.path),
   /** Object metadata and media (`alt=media`, or the download path). */
-  read: (r: ProxiedRequest): boolean => r.method === 'GET' && (/^\/storage\/v1\/b\/[^/]+\/o\/.+/.test(r.path) || r.path.startsWith('/download/')),
+  read: (r: RequestLine): boolean => r.method === 'GET' && (/^\/storage\/v1\/b\/[^/]+\/o\/.+/.test(r.path) || r.path.startsWith('/download/')),
 };
 
 // ---- Provider error answers ------------------------------------------------------------------
