@@ -47,8 +47,8 @@ export interface ComposeOptions {
   readonly scanTimeoutMs?: number;
   readonly readinessWindowMs?: number;
   readonly freshnessMs?: number;
-  /** Keys asked for per listing page; default 4. */
-  readonly pageSize?: number;
+  /** Keys asked for per listing page; default 4. A function is asked at every page (the repository "grows" in pages). */
+  readonly pageSize?: number | (() => number);
   /** More sidecar variables (SCAN_MAX_PAGES, SCAN_CONCURRENCY...). */
   readonly env?: Readonly<Record<string, string>>;
   /** Run the reachability check behind /readyz; default true. */
@@ -101,8 +101,8 @@ export async function composeSidecar(o: ComposeOptions): Promise<ComposedSidecar
   const config = parsed.config;
   const wiring = wireScope(config, { server: config.serverName, destination: config.destination, endpointUrl: config.endpointUrl });
   const real = await createDriver(config);
-  const pageSize = o.pageSize ?? 4;
-  const paged: StoreDriver = { ...real, listPage: (q) => real.listPage({ ...q, maxKeys: Math.min(q.maxKeys ?? 1000, pageSize) }) };
+  const pageSize = typeof o.pageSize === 'function' ? o.pageSize : () => (o.pageSize as number | undefined) ?? 4;
+  const paged: StoreDriver = { ...real, listPage: (q) => real.listPage({ ...q, maxKeys: Math.min(q.maxKeys ?? 1000, pageSize()) }) };
   const driver = confine(paged, wiring.roots);
 
   const logLines: string[] = [];
