@@ -8,11 +8,11 @@
  *          a bounded backoff, as the spec's pagination rule 4 says). A 429 is retried after 1 to
  *          10 ms, not after the second its Retry-After asks for: that is what makes this a flood.
  *   slow   a stalled consumer: stops reading, pipelines enough requests for the largest pages
- *          (100-140 KB) to fill the server's send buffer, then 1 to 4 more spread over a stall of
- *          0.1 to 1 s, then reads every answer, pauses up to 1 s, and again. The answers behind
- *          a full buffer hold requests open on the server; these are what fill the sidecar's
- *          budget of 16 (an eager client's answer leaves the handler at once and fits the
- *          socket's send buffer, so eager clients alone rarely hold more than a few open).
+ *          (about 100-110 KB) to fill the server's send buffer, then 1 to 4 more spread over a
+ *          stall of 0.1 to 1 s, then reads every answer, pauses up to 1 s, and again. The answers
+ *          behind a full buffer hold requests open on the server; these are what fill the
+ *          sidecar's budget of 16 (an eager client's answer leaves the handler at once and fits
+ *          the socket's send buffer: eager clients alone never had two requests in flight).
  *
  * Every answer is checked: the media type; a 200 body parses and is valid against its kind's
  * JSON Schema and invariants (`wireViolations`); a 429 is `busy` with a Retry-After of whole
@@ -73,7 +73,7 @@ const PAGE_SIZES = [10, 25, 50, 100, 200] as const;
 /**
  * The server's send buffer on a Unix socket (the kernel's default, which Node keeps): what an
  * answer may fill before the server has to wait for the reader. A slow reader asks for enough
- * 100–140 KB pages to fill it and hold one or two more.
+ * 100–110 KB pages to fill it.
  */
 const SEND_BUFFER = (() => {
   try {

@@ -259,8 +259,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await stopProcess(server.child, 5_000);
     return judge(o, clientStats, serverStats, idle, after, underLoad, warmHeap);
   } finally {
-    for (const child of started) await stopProcess(child, 2_000);
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      for (const child of started) await stopProcess(child, 2_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
