@@ -56,7 +56,7 @@ describe('throttling without a retry storm', () => {
 
   it('a scan that fails stops its other reads: the read in flight is canceled and no other object is read', async () => {
     // Two lanes of reads (SCAN_CONCURRENCY 2) over the catalog's 5 reads: the first read is denied
-    // at once, every other read takes a second. Before the refresher aborted a settled scan's
+    // at once, every other read takes two seconds. Before the refresher aborted a settled scan's
     // signal, the other lane went on reading the remaining backups' files after the scan had failed
     // (5 reads instead of 3), and its read in flight ran to its end.
     const sidecar = await composeSidecar({ proxy, reachability: false, env: { SCAN_CONCURRENCY: '2' } });
@@ -66,10 +66,11 @@ describe('throttling without a retry storm', () => {
       assert.equal(proxy.count(s3.get), 6);
       proxy.clearLog();
       proxy.inject(s3.get, s3Error(403, 'AccessDenied'), { times: 1, name: 'denied' });
-      proxy.inject(s3.get, { kind: 'delay', ms: 1_000 }, { from: 2, name: 'slow' });
+      proxy.inject(s3.get, { kind: 'delay', ms: 2_000 }, { from: 2, name: 'slow' });
       await sidecar.refresher.refreshNow();
       assert.equal(sidecar.current().snapshot.inventory.last_failure_category, 'authorization');
-      await sleep(2_500);
+      // Past the moment the slow reads would have been answered and the lane gone on.
+      await sleep(3_500);
       // In flight when it failed: the denied backup.info, and beside it the next backup's backup.info and keep
       // annotation (one backup's two files are read together).
       assert.equal(proxy.count(s3.get), 3, `reads sent: ${proxy.count(s3.get)}`);
