@@ -11,6 +11,7 @@ import { Publisher } from '../publication/publisher.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { confine } from '../store/confined.ts';
 import type { StoreDriver } from '../store/driver.ts';
+import { StoreError } from '../common/errors.ts';
 import { BudgetMeter } from './listing.ts';
 import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits } from './scope-scan.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
@@ -277,6 +278,42 @@ describe('WAL evidence', () => {
       scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
+  });
+
+  it('stops every WAL range at its next page once one range fails, and answers after they have settled', async () => {
+    const store = new MemoryStore();
+    // 16 hash directories: four ranges at concurrency 4.
+    new SyntheticRepository(store, ROOT).segments(1, 1, 16 * 256, at(0));
+    let walPages = 0;
+    let failedFirst = false;
+    let startedAfterAnswer = 0;
+    let answered = false;
+    const driver: StoreDriver = {
+      listPage: async (r) => {
+        if (r.delimiter !== undefined || !r.prefix.endsWith('/wals/')) return store.listPage(r);
+        if (answered) startedAfterAnswer += 1;
+        walPages += 1;
+        // The first range (no start-after) fails on its second page.
+        if (r.startAfter === undefined && r.continuationToken !== undefined && !failedFirst) {
+          failedFirst = true;
+          throw new StoreError('unavailable', 'the store connection failed');
+        }
+        return store.listPage({ ...r, maxKeys: 50 });
+      },
+      read: (r) => store.read(r),
+      readStream: (r) => store.readStream(r),
+      close: () => undefined,
+    };
+    await assert.rejects(
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      (e: unknown) => (e as { category?: string }).category === 'unavailable',
+    );
+    answered = true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(failedFirst);
+    assert.equal(startedAfterAnswer, 0);
+    // Listing on to the end would take 4096 / 50 ≈ 82 pages; the others stopped within a page or two.
+    assert.ok(walPages < 20, `${walPages} WAL pages`);
   });
 
   it('refuses a listing whose object has no size instead of counting it as 0 bytes', async () => {

@@ -158,15 +158,32 @@ async function history(format: RepositoryFormat, access: ScopeAccess, h: History
 }
 
 
-/** The WAL area's parts, each into its own compact evidence, appended in key order. */
+/**
+ * The WAL area's parts, each into its own compact evidence, appended in key order. When one part
+ * fails the others stop at their next page, and the failure is reported once all have settled.
+ */
 async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: WalGeometry, limits: ScopeLimits): Promise<WalArchive> {
-  const archives = await Promise.all(
+  let failed = false;
+  const settled = await Promise.allSettled(
     parts.map(async (part) => {
       const archive = new WalArchive(g, limits);
-      for await (const page of part) for (const entry of page) archive.add(entry);
+      try {
+        for await (const page of part) {
+          if (failed) break;
+          for (const entry of page) archive.add(entry);
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
       return archive;
     }),
   );
+  const archives: WalArchive[] = [];
+  for (const r of settled) {
+    if (r.status === 'rejected') throw r.reason;
+    archives.push(r.value);
+  }
   const [first = new WalArchive(g, limits), ...rest] = archives;
   for (const next of rest) first.append(next);
   return first;

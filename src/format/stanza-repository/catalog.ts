@@ -196,7 +196,8 @@ export async function listBackupArea(access: ScopeAccess, area: string, maxBacku
   /** Directories listed whole, waiting for an examination slot. */
   const waiting: LabelDirectory[] = [];
   const pump = () => {
-    while (running.size < limit && waiting.length > 0) {
+    // After a failure no examination starts: the scan is over.
+    while (running.size < limit && waiting.length > 0 && failure === null) {
       const dir = waiting.shift() as LabelDirectory;
       const p: Promise<void> = examine(dir)
         .then(
@@ -219,53 +220,62 @@ export async function listBackupArea(access: ScopeAccess, area: string, maxBacku
     while ((waiting.length > 0 || running.size >= limit) && failure === null) await Promise.race(running);
   };
 
-  for await (const page of access.objects(area)) {
-    for (const obj of page) {
-      const rel = obj.key.slice(area.length);
-      const slash = rel.indexOf('/');
-      const head = slash === -1 ? rel : rel.slice(0, slash);
-      if (slash === -1 || !isLabel(head)) {
-        if (rel === 'backup.info' || rel === 'backup.info.copy') continue;
-        const h = HISTORY.exec(rel);
-        // A history manifest sits under the year its label begins with.
-        if (h !== null && isLabel(h[2] ?? '') && (h[2] ?? '').startsWith(h[1] ?? '')) history.add(h[2] ?? '');
-        else unknownObjects++;
-        continue;
-      }
-      if (currentLabel !== head) {
-        if (current !== null) finish(current);
-        current = null;
-        // Keys are listed in byte order: a directory seen again means the store did not list in order.
-        if (done.has(head)) throw new ViewerError('incompatible_format', 'the store listed a backup directory out of order');
-        currentLabel = head;
-        if (done.size >= maxBackups) {
-          truncated = true;
-          done.add(head);
-        } else {
-          done.add(head);
-          current = { label: head, manifestSize: null, copySize: null, bundles: new Map(), files: new Map(), objects: 0, bytes: 0 };
-        }
-      }
-      if (current === null) continue;
-      const dir: LabelDirectory = current;
-      dir.objects++;
-      dir.bytes += obj.size;
-      const file = rel.slice(slash + 1);
-      const bundle = BUNDLE.exec(file);
-      if (file === 'backup.manifest') dir.manifestSize = obj.size;
-      else if (file === 'backup.manifest.copy') dir.copySize = obj.size;
-      else if (bundle !== null) dir.bundles.set(Number(bundle[1]), obj.size);
-      else dir.files?.set(file, obj.size);
-    }
-    // At most one page of directories waits: memory stays bounded by a page and the examinations in flight.
-    await drain();
-    if (failure !== null) break;
+  try {
+    await listInto();
+  } finally {
+    // Whatever ended the listing, the examinations in flight settle before the answer: nothing
+    // keeps reading the store after the catalog has returned or failed.
+    waiting.length = 0;
+    await Promise.allSettled(running);
   }
-  if (current !== null && failure === null) finish(current);
-  while (waiting.length > 0 && failure === null) await drain();
-  waiting.length = 0;
-  await Promise.all(running);
   if (failure !== null) throw (failure as { error: unknown }).error;
   const directories = new Map([...examined].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { directories, history, unknownObjects, truncated };
+
+  async function listInto(): Promise<void> {
+    for await (const page of access.objects(area)) {
+      for (const obj of page) {
+        const rel = obj.key.slice(area.length);
+        const slash = rel.indexOf('/');
+        const head = slash === -1 ? rel : rel.slice(0, slash);
+        if (slash === -1 || !isLabel(head)) {
+          if (rel === 'backup.info' || rel === 'backup.info.copy') continue;
+          const h = HISTORY.exec(rel);
+          // A history manifest sits under the year its label begins with.
+          if (h !== null && isLabel(h[2] ?? '') && (h[2] ?? '').startsWith(h[1] ?? '')) history.add(h[2] ?? '');
+          else unknownObjects++;
+          continue;
+        }
+        if (currentLabel !== head) {
+          if (current !== null) finish(current);
+          current = null;
+          // Keys are listed in byte order: a directory seen again means the store did not list in order.
+          if (done.has(head)) throw new ViewerError('incompatible_format', 'the store listed a backup directory out of order');
+          currentLabel = head;
+          if (done.size >= maxBackups) {
+            truncated = true;
+            done.add(head);
+          } else {
+            done.add(head);
+            current = { label: head, manifestSize: null, copySize: null, bundles: new Map(), files: new Map(), objects: 0, bytes: 0 };
+          }
+        }
+        if (current === null) continue;
+        const dir: LabelDirectory = current;
+        dir.objects++;
+        dir.bytes += obj.size;
+        const file = rel.slice(slash + 1);
+        const bundle = BUNDLE.exec(file);
+        if (file === 'backup.manifest') dir.manifestSize = obj.size;
+        else if (file === 'backup.manifest.copy') dir.copySize = obj.size;
+        else if (bundle !== null) dir.bundles.set(Number(bundle[1]), obj.size);
+        else dir.files?.set(file, obj.size);
+      }
+      // At most one page of directories waits: memory stays bounded by a page and the examinations in flight.
+      await drain();
+      if (failure !== null) break;
+    }
+    if (current !== null && failure === null) finish(current);
+    while (waiting.length > 0 && failure === null) await drain();
+  }
 }

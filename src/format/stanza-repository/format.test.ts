@@ -12,6 +12,7 @@ import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { discoverScopes } from '../../evidence/discovery.ts';
 import { Publisher } from '../../publication/publisher.ts';
+import { StoreError } from '../../common/errors.ts';
 import { confine } from '../../store/confined.ts';
 import type { StoreDriver } from '../../store/driver.ts';
 import { CountingScopeAccess } from '../../evidence/scope-access.ts';
@@ -225,6 +226,40 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     // The copy stands in and was read whole, chunk by chunk.
     assert.ok((pulled.get('F/backup.manifest.copy') ?? 0) >= 1);
     assert.deepEqual(row(e, F), ['DONE', 'full', 'warning', 'backup-manifest-from-copy', 'completed']);
+  });
+
+  it('lets the manifest reads in flight settle before a failed listing of the backup area is reported', async () => {
+    const { store } = stanza();
+    const { base, roots } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+    const inner = confine(store, roots);
+    let pages = 0;
+    let reading = 0;
+    const driver: StoreDriver = {
+      // The backup area in pages of 5 keys; its third page fails.
+      listPage: async (r) => {
+        if (!r.prefix.endsWith('/backup/main/') || r.delimiter !== undefined) return inner.listPage(r);
+        pages += 1;
+        if (pages === 3) throw new StoreError('unavailable', 'the store connection failed');
+        return inner.listPage({ ...r, maxKeys: 5 });
+      },
+      read: (r) => inner.read(r),
+      readStream: async (r) => {
+        reading += 1;
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return await inner.readStream(r);
+        } finally {
+          reading -= 1;
+        }
+      },
+      close: () => inner.close(),
+    };
+    await assert.rejects(
+      scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      (e: unknown) => (e as { category?: string }).category === 'unavailable',
+    );
+    assert.equal(pages, 3);
+    assert.equal(reading, 0);
   });
 
   it('shows an encrypted stanza by names and sizes only', async () => {
