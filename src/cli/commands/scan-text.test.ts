@@ -52,6 +52,11 @@ describe('viewer scan --output text', () => {
     assert.match(text, /^ {2}dependencies healthy \(dependency-chains-complete\)$/m);
     assert.match(text, /^ {2}wal {10}healthy \(wal-continuous\)/m);
     assert.match(text, /^ {2}retention {4}healthy \(no-expectation-configured\)$/m);
+    // pgBackRest's labels differ in length (a full's 16 characters, a dependent's 33): one column for the status.
+    const rows = text.split('\n').filter((l) => stanzaBackupPage.items.some((b) => l.trimStart().startsWith(`${b.backup_id} `)));
+    assert.equal(rows.length, stanzaBackupPage.items.length);
+    assert.ok(new Set(stanzaBackupPage.items.map((b) => b.backup_id.length)).size > 1);
+    assert.equal(new Set(rows.map((l) => l.search(/ (DONE|INTERRUPTED|unknown) /))).size, 1);
   });
 
   it('writes durations as operators read them', () => {

@@ -38,12 +38,16 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const row = (label: string, text: string) => `  ${label.padEnd(13)}${text}`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** One column for the ids of a list: Barman's are 16 characters, pgBackRest's dependent labels 33. */
+const idWidth = (items: readonly { readonly backup_id: string }[]) => Math.max(17, ...items.map((i) => i.backup_id.length));
+
 function backupLines(items: readonly BackupItem[]): string[] {
   const usable = items.filter((b) => b.state === 'healthy' || b.state === 'warning');
   const done = items.filter((b) => b.status === 'DONE');
   const lines = [row('backups', `${items.length} (${done.length} completed, ${usable.length} structurally usable)`)];
+  const width = idWidth(items);
   for (const b of [...items].sort((a, b) => (a.begin_at ?? '').localeCompare(b.begin_at ?? '') || a.backup_id.localeCompare(b.backup_id))) {
-    lines.push(row('', `${b.backup_id.padEnd(17)} ${(b.status ?? 'unknown').padEnd(17)}${b.state.padEnd(10)}ended ${b.end_at ?? 'unknown'}  ${b.reason.code}`));
+    lines.push(row('', `${b.backup_id.padEnd(width)} ${(b.status ?? 'unknown').padEnd(17)}${b.state.padEnd(10)}ended ${b.end_at ?? 'unknown'}  ${b.reason.code}`));
   }
   return lines;
 }
@@ -62,9 +66,11 @@ function coverageLines(paths: readonly RecoveryPathItem[], backups: readonly Bac
   const newest = Math.max(...paths.map((p) => p.target_timeline));
   const usable = new Set(backups.filter((b) => b.state === 'healthy' || b.state === 'warning').map((b) => b.backup_id));
   const lines = [row('coverage', `observed recovery coverage of timeline ${newest}:`)];
-  for (const p of paths.filter((x) => x.target_timeline === newest)) {
+  const shown = paths.filter((x) => x.target_timeline === newest);
+  const width = idWidth(shown);
+  for (const p of shown) {
     const reach = p.frontier_wal === null ? 'reach unknown' : `reaches ${p.frontier_wal} (received ${p.frontier_receipt_at ?? 'unknown'})`;
-    lines.push(row('', `${p.backup_id.padEnd(17)} ${p.state.padEnd(10)}${reach}, stop ${p.stop}${usable.has(p.backup_id) ? '' : ', backup not usable'}`));
+    lines.push(row('', `${p.backup_id.padEnd(width)} ${p.state.padEnd(10)}${reach}, stop ${p.stop}${usable.has(p.backup_id) ? '' : ', backup not usable'}`));
   }
   return lines;
 }
