@@ -119,7 +119,15 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
   if (command === 'scan') return (await commands.scan())(config, stop.signal, scan ?? undefined);
-  return config.mode === 'sidecar' ? (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : (await commands.standalone())(config, stop.signal);
+  const code = config.mode === 'sidecar' ? await (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : await (await commands.standalone())(config, stop.signal);
+  // The server has shut down. A store request its SDK cannot cancel (Cloud Storage's takes no
+  // signal) would keep the process alive until the SDK's own timeouts, past the grace period: once
+  // the last log lines have had a moment to drain, the process ends whatever is still open.
+  setTimeout(() => process.exit(code), SHUTDOWN_DRAIN_MS).unref();
+  return code;
 }
+
+/** How long a shut-down server waits for its last writes before the process ends. */
+const SHUTDOWN_DRAIN_MS = 500;
 
 process.exitCode = await main(process.argv.slice(2));

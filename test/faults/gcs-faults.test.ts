@@ -13,6 +13,7 @@ import { demoObjects } from '../support/demo-objects.ts';
 import { CANARY, gcs, gcsError, startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.ts';
 import { runProviderFault } from './provider-harness.ts';
+import { startStandalone } from '../support/run-viewer.ts';
 
 describe('Cloud Storage faults against the emulator', () => {
   let emulator: GcsEmulator;
@@ -48,6 +49,26 @@ describe('Cloud Storage faults against the emulator', () => {
 
   it('a 200 that is some other JSON document: incompatible_format, never an empty listing', async () => {
     await runProviderFault(proxy, env, forbidden, { match: gcs.list, fault: { kind: 'rewrite-body', rewrite: () => '{"kind":"storage#buckets"}' }, category: 'incompatible_format', attempts: 1 });
+  });
+
+  it('SIGTERM while a listing hangs: the real executable shuts down within its grace period, although the SDK cannot cancel the request', async () => {
+    const hang = proxy.inject(gcs.list, { kind: 'hang' });
+    try {
+      const viewer = await startStandalone({ ...env, ARCHIVE_SERVER_NAMES: 'pg-main' });
+      // The first scan is under way and its listing hangs at the proxy.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const t0 = performance.now();
+      const exited = new Promise<number | null>((resolve) => viewer.child.once('exit', (code) => resolve(code)));
+      viewer.child.kill('SIGTERM');
+      const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
+      if (code === 'still running') viewer.child.kill('SIGKILL');
+      assert.equal(code, 0);
+      // The standalone server's grace period is 15 s (the spec's graceful shutdown).
+      assert.ok(performance.now() - t0 < 15_000, `${Math.round(performance.now() - t0)} ms`);
+      assert.ok(hang.hits >= 1);
+    } finally {
+      hang.lift();
+    }
   });
 
   it('a store that never answers a listing: timeout at the scan deadline, not the SDK\'s own', async () => {
