@@ -4,7 +4,8 @@
  * (provider-harness.ts). rateLimitExceeded (429) is throttling, retried by the SDK (3 tries);
  * forbidden and a missing bucket are not retried; a 200 that is no `objects.list` answer is
  * `incompatible_format`; a store that never answers ends at the scan's deadline although the SDK
- * takes no abort signal (before, the listing waited out the SDK's own 60 s timeout, three times).
+ * takes no abort signal (before, the listing waited out the SDK's own 60 s timeout, three times);
+ * and the real executable, sent SIGTERM while such a listing hangs, exits within its grace period.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
