@@ -207,7 +207,11 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Settled below in every case; until then a failure of either must not count as unhandled.
   catalogRead.catch(() => undefined);
   geometryRead.catch(() => undefined);
-  const [declared, walPlan] = await both(geometryRead, o.format.planWal(access, o.server));
+  const [declared, walPlan] = await both(geometryRead, o.format.planWal(access, o.server)).catch(async (error: unknown) => {
+    // The catalog runs on beside them: it settles before the failure is reported.
+    await catalogRead.catch(() => undefined);
+    throw error;
+  });
   // Without a geometry, ranges use PostgreSQL's default and stay unconfirmed.
   const archiveGeometry = declared.geometry;
   const rangeGeometry = archiveGeometry ?? makeGeometry(DEFAULT_SEGMENT_SIZE);

@@ -195,6 +195,29 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     assert.deepEqual(row(e, F), ['DONE', 'full', 'warning', 'backup-manifest-from-copy', 'completed']);
   });
 
+  it('reports a failed early geometry only once the catalog beside it has settled', async () => {
+    const { store } = stanza();
+    const { base, roots } = stanzaRepository.scopeRoots(PREFIX, STANZA);
+    let catalogSettled = false;
+    const format = {
+      ...stanzaRepository,
+      readGeometry: () => Promise.reject(new StoreError('authorization', 'denied')),
+      readCatalog: async (...args: Parameters<typeof stanzaRepository.readCatalog>) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        try {
+          return await stanzaRepository.readCatalog(...args);
+        } finally {
+          catalogSettled = true;
+        }
+      },
+    };
+    await assert.rejects(
+      scanScope({ format, server: STANZA, root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      (e: unknown) => (e as { category?: string }).category === 'authorization',
+    );
+    assert.equal(catalogSettled, true);
+  });
+
   it('parses a manifest as its chunks arrive and stops reading one that is refused', async () => {
     const { store, repo } = stanza();
     // 2 MiB whose first line breaks the grammar: a whole read would fetch all 33 chunks.
