@@ -10,30 +10,17 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { pgbackrestRepository, type PgBackRestRepository } from '../support/pgbackrest-repositories.ts';
+import { startFaultProxy } from '../support/fault-proxy.ts';
 import { runViewer, startStandalone, type ScanDocument } from '../support/run-viewer.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
    the scan document is checked against the wire schemas; the assertions then read it loosely. */
-
-/** A pass-through proxy in front of the store that records every request line it forwards. */
-function recordingProxy(target: URL, seen: string[]): Promise<Server> {
-  const server = createServer((req, res) => {
-    seen.push(`${req.method ?? ''} ${req.url ?? ''}`);
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 /** The position of a 24-hex WAL name with 16 MiB segments (256 per log). */
 const position = (wal: string): number => Number.parseInt(wal.slice(8, 16), 16) * 256 + Number.parseInt(wal.slice(16, 24), 16);
@@ -183,22 +170,20 @@ describe('viewer scan on the real pgBackRest repository (REPOSITORY_FORMAT=stanz
   });
 
   it("sends every request under the stanza's two areas (recorded at a proxy in front of the store)", async () => {
-    const seen: string[] = [];
-    const proxy = await recordingProxy(new URL(repo.endpoint), seen);
+    // The fault proxy with no fault: a pass-through that logs every request.
+    const proxy = await startFaultProxy(repo.endpoint);
     try {
-      const address = proxy.address();
-      assert.ok(address !== null && typeof address === 'object');
-      const r = await runViewer(['scan'], env(repo.main.stanza, `http://127.0.0.1:${address.port}`));
+      const r = await runViewer(['scan'], env(repo.main.stanza, proxy.url));
       assert.equal(r.status, 0, r.stderr);
     } finally {
-      proxy.close();
+      await proxy.close();
     }
-    assert.ok(seen.length >= 10);
+    assert.ok(proxy.log.length >= 10);
     const areas = [`${repo.prefix}/archive/${repo.main.stanza}/`, `${repo.prefix}/backup/${repo.main.stanza}/`];
     const inside = (key: string) => areas.some((a) => key.startsWith(a));
-    for (const line of seen) {
-      const [method, path = ''] = line.split(' ');
-      const url = new URL(path, 'http://x');
+    for (const { method, path, query } of proxy.log) {
+      const line = `${method} ${path}?${query.toString()}`;
+      const url = { pathname: path, searchParams: query };
       if (method === 'GET' && url.searchParams.get('list-type') === '2') {
         assert.ok(inside(url.searchParams.get('prefix') ?? ''), line);
         const startAfter = url.searchParams.get('start-after');

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { startFaultProxy } from '../support/fault-proxy.ts';
 import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
 
 
@@ -19,19 +19,6 @@ import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
    the scan document is checked against the wire schemas; the assertions then read it loosely. */
 
-
-/** A pass-through proxy in front of the store that records every request line it forwards. */
-function recordingProxy(target: URL, seen: string[]): Promise<Server> {
-  const server = createServer((req, res) => {
-    seen.push(`${req.method ?? ''} ${req.url ?? ''}`);
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 describe('viewer scan on real barman-cloud repositories', () => {
   let repos: RealRepositories;
@@ -144,20 +131,18 @@ describe('viewer scan on real barman-cloud repositories', () => {
   });
 
   it('sends every request under <prefix>/<server>/ (recorded at a proxy in front of the store)', async () => {
-    const seen: string[] = [];
-    const proxy = await recordingProxy(new URL(repos.endpoint), seen);
+    // The fault proxy with no fault: a pass-through that logs every request.
+    const proxy = await startFaultProxy(repos.endpoint);
     try {
-      const address = proxy.address();
-      assert.ok(address !== null && typeof address === 'object');
-      await scan('pg-main', `http://127.0.0.1:${address.port}`);
+      await scan('pg-main', proxy.url);
     } finally {
-      proxy.close();
+      await proxy.close();
     }
-    assert.ok(seen.length >= 5);
+    assert.ok(proxy.log.length >= 5);
     const root = `${repos.prefix}/pg-main/`;
-    for (const line of seen) {
-      const [method, path = ''] = line.split(' ');
-      const url = new URL(path, 'http://x');
+    for (const { method, path, query } of proxy.log) {
+      const line = `${method} ${path}?${query.toString()}`;
+      const url = { pathname: path, searchParams: query };
       if (method === 'GET' && url.searchParams.get('list-type') === '2') {
         assert.match(url.pathname, new RegExp(`^/${repos.bucket}/?$`));
         assert.ok((url.searchParams.get('prefix') ?? '').startsWith(root), line);
