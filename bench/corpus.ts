@@ -158,6 +158,18 @@ function archive(index: number): { suffix: string; body: Body } {
   return { suffix: f.suffix, body: { size, body: () => stream(f.compression, size) } };
 }
 
+/** The era position `p` falls in: the last of `eras` (ascending by `from`) that starts at or before it. */
+export function eraAt<E extends { readonly from: number }>(eras: readonly E[], p: number): E {
+  let lo = 0;
+  let hi = eras.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((eras[mid] as E).from <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return eras[lo] as E;
+}
+
 /** mulberry32: small, seeded, good enough to place gaps and eras reproducibly (both corpora use it). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -356,16 +368,7 @@ export class Corpus extends GroupedCorpus {
       }
       eras.push({ from: p, suffix: s.suffix });
     }
-    const suffixAt = (p: number) => {
-      let lo = 0;
-      let hi = eras.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((eras[mid] as { from: number }).from <= p) lo = mid;
-        else hi = mid - 1;
-      }
-      return (eras[lo] as { suffix: string }).suffix;
-    };
+    const suffixAt = (p: number) => eraAt(eras, p).suffix;
 
     // Backups spread over both timelines; the last but one failed, the last is still running.
     const repo = new SyntheticRepository(new MemoryStore(), spec.root, G.segmentSize, 150018);

@@ -22,7 +22,7 @@ import { minimumSegmentBytes } from '../src/format/stanza-repository/wal-plan.ts
 import type { WalCompression } from '../src/format/stanza-repository/wal-keys.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
 import { geometry, walName } from '../src/postgres/wal.ts';
-import { GroupedCorpus, prng, type CorpusObject, type CorpusTruth, type GapTruth, type Group } from './corpus.ts';
+import { eraAt, GroupedCorpus, prng, type CorpusObject, type CorpusTruth, type GapTruth, type Group } from './corpus.ts';
 
 /** Bump when the keys or bodies change: the bench store reloads a corpus whose marker differs. */
 export const STANZA_GENERATOR_VERSION = 1;
@@ -161,14 +161,7 @@ export class StanzaCorpus extends GroupedCorpus {
     const uncompressed = new Set([first + GZ_SEGMENTS + 10, first + GZ_SEGMENTS + 11]);
     const compressionAt = (p: number): WalCompression | null => {
       if (uncompressed.has(p)) return null;
-      let lo = 0;
-      let hi = eras.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((eras[mid] as { from: number }).from <= p) lo = mid;
-        else hi = mid - 1;
-      }
-      return (eras[lo] as { ext: WalCompression }).ext;
+      return eraAt(eras, p).ext;
     };
     const ext = (c: WalCompression | null) => (c === null ? '' : `.${c}`);
 
