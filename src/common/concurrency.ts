@@ -1,7 +1,20 @@
 /**
- * Bounded concurrency for store work: a scan reads many small objects (backup metadata, history
- * files) and must not have more requests in flight than its configured concurrency.
+ * Concurrency for store work: a scan reads many small objects (backup metadata, history files)
+ * and must not have more requests in flight than its configured concurrency; and work run side by
+ * side answers only once all of it has settled, so nothing keeps reading the store behind an
+ * answer (a failure is reported after the rest has stopped).
  */
+
+/** Every promise settled, then the first failure in the given order, or all the values. */
+export async function settleAll<T extends readonly unknown[]>(promises: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const values: unknown[] = [];
+  for (const r of settled) {
+    if (r.status === 'rejected') throw r.reason;
+    values.push(r.value);
+  }
+  return values as unknown as T;
+}
 
 /**
  * Runs `work` over `items` with at most `limit` in flight, keeping order. After a failure no lane
@@ -23,8 +36,6 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
       }
     }
   };
-  const lanes = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));
-  const rejected = lanes.find((l) => l.status === 'rejected');
-  if (rejected !== undefined) throw rejected.reason;
+  await settleAll(Array.from({ length: Math.min(limit, items.length) }, lane));
   return out;
 }

@@ -10,7 +10,7 @@
 import { ViewerError } from '../common/errors.ts';
 import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareWalRuns } from '../contract/order.ts';
-import { mapLimit } from '../common/concurrency.ts';
+import { mapLimit, settleAll } from '../common/concurrency.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
@@ -132,17 +132,6 @@ function unprintable(key: string): boolean {
   return false;
 }
 
-/**
- * Both results once both have settled; the first failure otherwise. Unlike Promise.all, nothing is
- * left running against the store after the scan has returned.
- */
-async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [ra, rb] = await Promise.allSettled([a, b]);
-  if (ra.status === 'rejected') throw ra.reason;
-  if (rb.status === 'rejected') throw rb.reason;
-  return [ra.value, rb.value];
-}
-
 /** A history file read through its format, then parsed by PostgreSQL's rules. */
 async function history(format: RepositoryFormat, access: ScopeAccess, h: HistoryObject): Promise<HistoryStatus> {
   const read = await format.readHistory(access, h.ref, MAX_HISTORY_BYTES);
@@ -164,7 +153,7 @@ async function history(format: RepositoryFormat, access: ScopeAccess, h: History
  */
 async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: WalGeometry, limits: ScopeLimits): Promise<WalArchive> {
   let failed = false;
-  const settled = await Promise.allSettled(
+  const archives = await settleAll(
     parts.map(async (part) => {
       const archive = new WalArchive(g, limits);
       try {
@@ -179,11 +168,6 @@ async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: 
       return archive;
     }),
   );
-  const archives: WalArchive[] = [];
-  for (const r of settled) {
-    if (r.status === 'rejected') throw r.reason;
-    archives.push(r.value);
-  }
   const [first = new WalArchive(g, limits), ...rest] = archives;
   for (const next of rest) first.append(next);
   return first;
@@ -207,7 +191,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Settled below in every case; until then a failure of either must not count as unhandled.
   catalogRead.catch(() => undefined);
   geometryRead.catch(() => undefined);
-  const [declared, walPlan] = await both(geometryRead, o.format.planWal(access, o.server)).catch(async (error: unknown) => {
+  const [declared, walPlan] = await settleAll([geometryRead, o.format.planWal(access, o.server)]).catch(async (error: unknown) => {
     // The catalog runs on beside them: it settles before the failure is reported.
     await catalogRead.catch(() => undefined);
     throw error;
@@ -221,7 +205,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
   const parts = walPlan.parts(archiveGeometry?.segmentSize ?? null);
-  const [catalog, [wal, others]] = await both(catalogRead, both(listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server)));
+  const [catalog, [wal, others]] = await settleAll([catalogRead, settleAll([listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server)])]);
   unknownObjects += catalog.unknownObjects;
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;
