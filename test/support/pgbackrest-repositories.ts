@@ -138,7 +138,7 @@ export interface PgBackRestRepository {
     readonly diff: readonly string[];
     readonly incr: readonly string[];
   };
-  /** The timeline-1 segment deleted after the build (between F2's archive stop and D2's archive start). */
+  /** The timeline-1 segment deleted after the build: the middle one of three between F2's archive stop and D2's archive start, so its hole has no retention shape. */
   readonly deletedWal: string;
   /** Its full object key (with the prefix); absent from the store and from the posix tree. */
   readonly deletedKey: string;
