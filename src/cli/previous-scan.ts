@@ -369,9 +369,9 @@ export function readPreviousScan(text: string, expected: ExpectedScope): Previou
   }
 
   const previousGaps: GapMemory[] = [
-    ...g.map((i, n) => ({ timeline: i.timeline, start: i.start_position, end: i.end_position, firstObservedGeneration: i.first_observed_generation, status: i.status, class: classes[n]?.class ?? 'unexplained' })),
+    ...g.map((i, n) => ({ timeline: i.timeline, start: i.start_position, end: i.end_position, firstObservedGeneration: i.first_observed_generation, lastObservedGeneration: i.last_observed_generation, firstObservedAt: null, status: i.status, class: classes[n]?.class ?? 'unexplained' })),
     // Only confirmed, unexplained losses are remembered once they vanish (scope-scan.ts).
-    ...vanished.map((v): GapMemory => ({ timeline: v.timeline, start: v.start_position, end: v.end_position, firstObservedGeneration: v.first_observed_generation, status: 'confirmed', class: 'unexplained' })),
+    ...vanished.map((v): GapMemory => ({ timeline: v.timeline, start: v.start_position, end: v.end_position, firstObservedGeneration: v.first_observed_generation, lastObservedGeneration: generation, firstObservedAt: null, status: 'confirmed', class: 'unexplained' })),
   ];
   const previousFrontiers: FrontierMemory | null =
     memory.segment_size_bytes === null ? null : { segmentSize: memory.segment_size_bytes, last: new Map(memory.frontiers.map((f) => [f.timeline, f.last_position])) };

@@ -22,7 +22,7 @@ function index(): WalIndex {
   const timelines = new Map<number, TimelineWal>([
     [1, { timeline: 1, partials: new Set(), ranges: [{ start: 1, end: 4, count: 4, startReceipt: 0, latestReceipt: 0, endReceipt: 0, compressed: false, duplicated: false }, { start: 6, end: 20, count: 15, startReceipt: 0, latestReceipt: 0, endReceipt: 0, compressed: false, duplicated: false }] }],
   ]);
-  const gap: Gap = { timeline: 1, start: 5, end: 5, count: 1, status: 'confirmed', firstObservedGeneration: 1, lastObservedGeneration: 1 };
+  const gap: Gap = { timeline: 1, start: 5, end: 5, count: 1, status: 'confirmed', firstObservedGeneration: 1, lastObservedGeneration: 1, firstObservedAt: null, edge: 'inner' };
   return new WalIndex(timelines, [gap]);
 }
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { geometry } from '../postgres/wal.ts';
-import { findGaps, type GapMemory } from './gaps.ts';
+import { findGaps, rememberGap, type GapMemory } from './gaps.ts';
 import type { TimelineWal, WalRange } from './wal-archive.ts';
 
 const g = geometry(16 << 20);
@@ -30,9 +30,9 @@ describe('gap memory across generations', () => {
     fc.assert(
       fc.property(steps, steps, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 30, maxLength: 30 }), fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), fc.boolean(), (present, remembered, generations, confirmed, shuffle) => {
         const timeline: TimelineWal = { timeline: 1, ranges: runs(present).map(([s, e]) => range(s, e)), partials: new Set() };
-        const memory: GapMemory[] = runs(remembered).map(([start, end], i) => ({ timeline: 1, start, end, firstObservedGeneration: generations[i] ?? 1, status: confirmed[i] === true ? 'confirmed' : 'candidate', class: 'unexplained' }));
+        const memory: GapMemory[] = runs(remembered).map(([start, end], i) => ({ timeline: 1, start, end, firstObservedGeneration: generations[i] ?? 1, lastObservedGeneration: 9, firstObservedAt: null, status: confirmed[i] === true ? 'confirmed' : 'candidate', class: 'unexplained' }));
         // Another timeline's memory must never count; the order memories arrive in must not matter.
-        memory.push({ timeline: 2, start: 0, end: 10_000, firstObservedGeneration: 0, status: 'confirmed', class: 'unexplained' });
+        memory.push({ timeline: 2, start: 0, end: 10_000, firstObservedGeneration: 0, lastObservedGeneration: 9, firstObservedAt: null, status: 'confirmed', class: 'unexplained' });
         if (shuffle) memory.reverse();
         // No receipt times: only the memory can confirm a gap here.
         const found = findGaps([timeline], { geometry: g, generation: 10, previous: memory, newestReceipt: null, geometryKnown: true });
@@ -54,7 +54,7 @@ describe('a confirmed gap stays confirmed until it is filled', () => {
   const timed = (start: number, end: number): WalRange => ({ ...range(start, end), startReceipt: start * MIN, latestReceipt: end * MIN, endReceipt: end * MIN });
   const scan = (ranges: WalRange[], previous: GapMemory[], generation: number) =>
     findGaps([{ timeline: 1, ranges, partials: new Set() }], { geometry: g, generation, previous, newestReceipt: Math.max(...ranges.map((r) => r.latestReceipt ?? 0)), geometryKnown: true });
-  const memory = (gaps: ReturnType<typeof scan>): GapMemory[] => gaps.map((x) => ({ timeline: x.timeline, start: x.start, end: x.end, firstObservedGeneration: x.firstObservedGeneration, status: x.status, class: 'unexplained' }));
+  const memory = (gaps: ReturnType<typeof scan>): GapMemory[] => gaps.map((x) => rememberGap(x, 'unexplained'));
 
   it('widened towards recent WAL, widened backwards, narrowed by a late upload: confirmed each time; filled: gone', () => {
     // Generation 1 sees {5}; by generation 2 the archive moved 20 minutes past segment 6: confirmed.

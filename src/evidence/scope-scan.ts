@@ -16,7 +16,7 @@ import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, 
 import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts } from './backups.ts';
-import { findGaps, GapMemoryIndex, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
+import { findGaps, GapMemoryIndex, rememberGap, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
@@ -244,7 +244,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     // A hole once unexplained does not become expected by growing: only a deleted backup explains it.
     if (classes[i] === 'retention-expected' && !backupsGone && memory.overlapping(g.timeline, g.start, g.end).some((m) => m.class === 'unexplained')) classes[i] = 'unexplained';
   }
-  const current = new GapMemoryIndex(gapList.map((g) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: 'unexplained' })));
+  const current = new GapMemoryIndex(gapList.map((g) => rememberGap(g, 'unexplained')));
   const observedThrough = (timeline: number, from: number, to: number): boolean => {
     for (let p = from; p <= to; ) {
       const range = index.rangeAt(timeline, p);
@@ -318,7 +318,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     ranges: ranges.sort(compareWalRuns),
     gaps: classified.map((c) => c.item),
     gapClasses: classified.map((c) => c.class),
-    gapMemory: [...gapList.map((g, i) => ({ timeline: g.timeline, start: g.start, end: g.end, firstObservedGeneration: g.firstObservedGeneration, status: g.status, class: classes[i] ?? 'unexplained' })), ...vanished],
+    gapMemory: [...gapList.map((g, i) => rememberGap(g, classes[i] ?? 'unexplained')), ...vanished],
     paths,
     geometry: archiveGeometry,
     geometryIssue: declared.geometryIssue,
