@@ -4,7 +4,8 @@
  * metadata, and judges each backup by Barman's own rules as far as no WAL is involved: metadata
  * (rules 1–10 of docs/design/evidence.md §Backups), archives (11–14), and the warnings that apply
  * once its WAL is present (20–23). Evidence places the backup's `begin_wal`..`end_wal` in the
- * archive (15–19). Only validated values reach the wire fields.
+ * archive (15–19). Only validated values reach the wire fields: sizes, count and compression
+ * only when the metadata validated and no archive was refused.
  */
 import { mapLimit } from '../../common/concurrency.ts';
 import type { BackupItem } from '../../contract/collections.ts';
@@ -133,8 +134,10 @@ export function formatBackup(dir: BackupDirectory, parsed: BackupInfoResult | nu
   const info = parsed?.ok === true ? parsed.info : null;
   const trusted = info !== null && consistent(info) ? info : null;
   // The spec counts "validated artifacts": bytes, count and compression only for a backup whose
-  // metadata parsed, holds every required field and contradicts nothing.
-  const validated = trusted !== null && !trusted.problems.some((p) => REQUIRED.has(p.field));
+  // metadata parsed, holds every required field and contradicts nothing, and whose archives passed
+  // rules 11–14 (none missing, none below its floor, no part missing). An archive refused there
+  // makes all three null, never a sum of what happens to be listed (D-79).
+  const validated = trusted !== null && !trusted.problems.some((p) => REQUIRED.has(p.field)) && archiveVerdict(dir, trusted) === null;
   const archiveBytes = [...dir.archives.values()].reduce((n, a) => n + a.bytes, 0);
   const archiveCount = [...dir.archives.values()].reduce((n, a) => n + a.chunks.size, 0);
   const compressions = [...dir.compressions];
@@ -154,7 +157,7 @@ export function formatBackup(dir: BackupDirectory, parsed: BackupInfoResult | nu
     end_at: trusted?.endAt ?? null,
     logical_bytes: info?.clusterSize ?? null,
     deduplicated_bytes: info?.deduplicatedSize ?? null,
-    stored_artifact_bytes: validated && archiveCount > 0 ? archiveBytes : null,
+    stored_artifact_bytes: validated ? archiveBytes : null,
     compression: validated && compressions.length === 1 ? (compressions[0] ?? null) : null,
     encryption: info?.encryption === 'gpg' ? 'gpg' : null,
     artifact_count: validated ? archiveCount : null,

@@ -163,6 +163,11 @@ describe('the stanza-repository format over a synthetic stanza', () => {
     assert.deepEqual(row(e, F), ['DONE', 'full', 'unhealthy', 'backup-file-missing', 'structurally incomplete']);
     assert.deepEqual(row(e, D), ['DONE', 'diff', 'unhealthy', 'backup-bundle-too-short', 'structurally incomplete']);
     assert.deepEqual(row(e, I), ['DONE', 'incr', 'unhealthy', 'backup-file-size-mismatch', 'structurally incomplete']);
+    // Sizes of validated artifacts only (D-79): a refused structure has none, never a partial sum.
+    for (const id of [F, D, I]) {
+      const item = e.backups.find((x) => x.item.backup_id === id)?.item;
+      assert.deepEqual([item?.stored_artifact_bytes, item?.artifact_count, item?.compression], [null, null, null], id);
+    }
     publish(e);
 
     const clean = stanza().store;
