@@ -2,7 +2,8 @@
  * The standalone server (the real executable on the embedded demo) at the edges of HTTP, over a
  * raw TCP socket: requests Node's HTTP layer would answer or drop by itself (no `Host`, `Expect`,
  * `CONNECT`, upgrades, request lines and headers its parser refuses, pipelined behind ordinary
- * requests). Each answer must carry every hardening header and the status D-47 gives it, the
+ * requests), and request targets a URL parser would resolve to a route (`/x/../wals`, `//wals`,
+ * `http://host/wals`...), which are no route (D-76). Each answer must carry every hardening header and the status D-47 gives it, the
  * process must keep serving, and its log must name routes only.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { exchange, header, readAll, type RawReply } from '../api/http-edges-clie
 import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
 
 /** Text of the requests below that must never reach a log line. */
-const REQUEST_TEXT = ['example.com', 'websocket', 'h2c', 'dGhlIHNhbXBsZSBub25jZQ', 'feel-lucky', 'junk', 'xxxxxxxxxx', 'GARBAGE', 'mallory'];
+const REQUEST_TEXT = ['example.com', 'websocket', 'h2c', 'dGhlIHNhbXBsZSBub25jZQ', 'feel-lucky', 'junk', 'xxxxxxxxxx', 'GARBAGE', 'mallory', '%2e', '%2E', '%77', 'http://ui', 'HTTP://ui', 'probe=1', 'class=segment', '/x/'];
 const ROUTE_NAMES = new Set(['/', '/wals', '/healthz', '/readyz', 'unknown']);
 
 type Body = 'page' | 'text' | Extract<WireKind, 'HealthStatus' | 'ReadinessStatus'>;
@@ -31,6 +32,33 @@ const CONTENT_TYPE: Record<Body, string> = { page: 'text/html; charset=utf-8', t
 const health: Expected = { status: 200, body: 'HealthStatus', route: '/healthz' };
 const notAllowed: Expected = { status: 405, body: 'text', route: 'unknown' };
 const refused: Expected = { status: 400, body: 'text', route: 'unknown' };
+const notFound: Expected = { status: 404, body: 'page', route: 'unknown' };
+
+/**
+ * Request targets that name no route although a URL parser resolves each to one (dot segments,
+ * percent-encoded dots and letters, an empty first segment read as a host, the absolute form, a
+ * trailing slash, case), plus a query on a route that takes none.
+ */
+const NOT_ROUTES = [
+  '/x/../wals',
+  '/./wals',
+  '/wals/.',
+  '/%2e/wals',
+  '/%2E/healthz',
+  '/%77als',
+  '//wals',
+  '//',
+  '//healthz',
+  'http://ui/wals',
+  'http://ui/',
+  'http://ui/healthz',
+  'HTTP://ui/readyz',
+  '/wals/',
+  '/WALS',
+  '/healthz/',
+  '/healthz?probe=1',
+  '/readyz?x',
+];
 
 const EDGES: readonly Edge[] = [
   // Host is never consulted (links are relative, routes are paths): its absence changes nothing.
@@ -56,6 +84,14 @@ const EDGES: readonly Edge[] = [
   { name: 'a TLS client hello', bytes: Buffer.from('16030100a5010000a10303', 'hex'), want: refused, closes: true },
   { name: 'the HTTP/2 preface', bytes: 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', want: refused, closes: true },
   { name: 'headers over 16 KiB', bytes: `GET / HTTP/1.1\r\nHost: ui\r\nX-Junk: ${'x'.repeat(20_000)}\r\n\r\n`, want: refused, closes: true },
+  // Routes are the raw target byte for byte (D-76): no target a URL parser would resolve to a
+  // route is served under it. The same routes, written exactly, are served (the last cases).
+  ...NOT_ROUTES.map((target): Edge => ({ name: `the target ${target}`, bytes: `GET ${target} HTTP/1.1\r\nHost: ui\r\n\r\n`, want: notFound, closes: false })),
+  { name: 'POST to a dot-segment target', bytes: 'POST /x/../healthz HTTP/1.1\r\nHost: ui\r\n\r\n', want: { status: 404, body: 'page', route: 'unknown' }, closes: false },
+  { name: 'the target /wals with a query', bytes: 'GET /wals?class=segment&timeline=1 HTTP/1.1\r\nHost: ui\r\n\r\n', want: { status: 200, body: 'page', route: '/wals' }, closes: false },
+  { name: 'the target /wals with an empty query', bytes: 'GET /wals? HTTP/1.1\r\nHost: ui\r\n\r\n', want: { status: 200, body: 'page', route: '/wals' }, closes: false },
+  { name: 'the target / with a query (a rejected filter, D-47)', bytes: 'GET /?class=segment HTTP/1.1\r\nHost: ui\r\n\r\n', want: { status: 400, body: 'page', route: '/' }, closes: false },
+  { name: 'the target /readyz', bytes: 'GET /readyz HTTP/1.1\r\nHost: ui\r\n\r\n', want: { status: 200, body: 'ReadinessStatus', route: '/readyz' }, closes: false },
 ];
 
 describe('standalone server at the edges of HTTP', () => {

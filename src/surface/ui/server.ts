@@ -1,7 +1,9 @@
 /**
  * The standalone web server: exactly `GET /`, `GET /wals`, `GET /healthz`, `GET /readyz` on TCP,
- * unauthenticated, rendering only from the last publications (no store I/O in a request). Other
- * paths are 404, other methods (CONNECT too) 405 (D-47), and what the HTTP parser refuses is 400.
+ * unauthenticated, rendering only from the last publications (no store I/O in a request). Routes
+ * are matched on the raw request target, byte for byte (D-76): any other target (`/x/../wals`,
+ * `/%2e/wals`, `//wals`, an absolute form, a query on `/healthz`) is 404; other methods on a route
+ * (CONNECT anywhere) are 405 (D-47), and what the HTTP parser refuses is 400.
  * Every answer, these included, carries `no-store`, a Content-Security-Policy that allows only
  * the one stylesheet (by hash) and no script or framing, `nosniff` and `no-referrer`: the server
  * is built by `createAnsweringServer`, so Node's HTTP layer never answers by itself. Request logs
@@ -41,6 +43,8 @@ export const PAGE_HEADERS = {
 } as const;
 
 const ROUTES = new Set(['/', '/wals', '/healthz', '/readyz']);
+/** The routes a query may follow (`/healthz?x` is no route: probes send the bare path). */
+const QUERIED = new Set(['/', '/wals']);
 const IDENTITY_MAX = 128;
 
 function identityOf(value: string | string[] | undefined): string | null {
@@ -100,14 +104,16 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     sendNotAllowed(res);
     return { route: 'unknown', status: 405 };
   }
-  // A request target the URL parser refuses (`//`, `//x:99999`) is the client's error.
-  const target = req.url ?? '/';
-  if (!URL.canParse(target, 'http://standalone')) {
-    send(res, 400, TEXT, 'Bad request target.\n');
-    return { route: 'unknown', status: 400 };
-  }
-  const url = new URL(target, 'http://standalone');
-  const route = ROUTES.has(url.pathname) ? url.pathname : 'unknown';
+  // Routes are matched on the raw request target, never on a URL parsed from it: a parser
+  // resolves `/x/../wals` and `/%2e/wals` to `/wals`, reads `//wals` as a host and takes the path
+  // of an absolute form (`http://host/wals`), and each of those would be served under a name the
+  // spec does not give (D-76). The path is exactly one of the four; a query follows only where
+  // the route takes one (`/wals`, and `/`, whose query is refused as a filter, D-47).
+  const target = req.url ?? '';
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  const query = q === -1 ? '' : target.slice(q + 1);
+  const route = ROUTES.has(path) && (query === '' || QUERIED.has(path)) ? path : 'unknown';
   const ctx = (): PageContext => ({
     scopes: o.scopes(),
     destination: o.destination?.() ?? null,
@@ -132,11 +138,11 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     status = ready ? 200 : 503;
     send(res, status, 'application/json', serialize('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }));
   } else if (route === '/') {
-    status = url.search === '' ? 200 : 400;
+    status = query === '' ? 200 : 400;
     send(res, status, 'text/html; charset=utf-8', status === 200 ? inventoryPage(ctx()) : rejectedFilterPage(ctx(), ['the inventory takes no query']));
   } else {
     const c = ctx();
-    const filter = parseWalFilter(url.searchParams, c.scopes.map((v) => v.server));
+    const filter = parseWalFilter(new URLSearchParams(query), c.scopes.map((v) => v.server));
     status = filter.ok ? 200 : 400;
     send(res, status, 'text/html; charset=utf-8', filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
   }
