@@ -1,8 +1,10 @@
 /**
  * Standalone mode: one refresher per server scope (the configured list, or the servers discovered
  * under the destination), a prefix-scoped reachability check for `/readyz`, and the web UI on
- * LISTEN_ADDR until SIGTERM or SIGINT (graceful shutdown within 15 s). Without a destination it
- * serves the embedded demo repository, scanned by the same scanner from memory.
+ * LISTEN_ADDR until SIGTERM or SIGINT (graceful shutdown within 15 s). The server listens before
+ * discovery starts and discovery never holds it back (D-77): `/healthz` answers as soon as the
+ * process listens, and the pages say discovery is in progress until its first run ends. Without a
+ * destination it serves the embedded demo repository, scanned by the same scanner from memory.
  */
 import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
@@ -25,6 +27,9 @@ import { formatNamed } from '../formats.ts';
 import { scopeRefresher, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
+/** How long one discovery of the destination may list before it fails as `timeout`. */
+const DISCOVERY_TIMEOUT_MS = 30_000;
+
 export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<ExitCode> {
   const log = createLogger(config.logLevel);
   const demo = config.destination === null;
@@ -40,9 +45,12 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const refreshers: Refresher[] = [];
   // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
   const discovering = !demo && config.serverNames === null;
-  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null, discoveryFailure: null };
+  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null, discoveryFailure: null, discoveryPending: discovering };
+  // Aborted on the way out: a discovery still listing ends, and no scope starts after it.
+  const halt = new AbortController();
 
   const addScope = (server: string) => {
+    if (halt.signal.aborted) return;
     const scope = wireScope(config, { server, destination, endpointUrl: demo ? null : config.endpointUrl });
     const publisher = scope.publisher;
     const scan = scope.scan(confine(driver, scope.roots));
@@ -69,25 +77,27 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   let discovery: NodeJS.Timeout | null = null;
   const discover = async () => {
     try {
-      const found = await discoverScopes(formatNamed(config.format), driver, destination.prefix, AbortSignal.timeout(30_000), new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
-      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat, discoveryFailure: null };
+      const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(DISCOVERY_TIMEOUT_MS)]);
+      const found = await discoverScopes(formatNamed(config.format), driver, destination.prefix, signal, new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
+      if (halt.signal.aborted) return;
+      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat, discoveryFailure: null, discoveryPending: false };
       if (found.foreignFormat !== null) log.warn({ failure_category: 'incompatible_format' }, 'the destination holds another repository format');
       for (const n of found.servers) if (!views.has(n)) addScope(n);
     } catch (error) {
+      if (halt.signal.aborted) return;
       // A count that can no longer be confirmed is unknown, never the last number seen; the page
       // states the failure and its category (a wrong bucket, denied, the store down), never "0 server scopes".
       const category = categoryOf(error);
-      destinationFacts = { ...destinationFacts, unscopedObjects: null, discoveryFailure: category };
+      destinationFacts = { ...destinationFacts, unscopedObjects: null, discoveryFailure: category, discoveryPending: false };
       log.warn({ failure_category: category }, 'discovery failed');
     }
-    if (!stop.aborted) {
+    if (!stop.aborted && !halt.signal.aborted) {
       discovery = setTimeout(() => void discover(), config.refreshIntervalSeconds * 1000);
       discovery.unref();
     }
   };
   if (demo) addScope(DEMO_SERVER);
   else if (config.serverNames !== null) config.serverNames.forEach(addScope);
-  else await discover();
 
   const reachability = new Reachability({ driver, root: destinationRoot, windowMs: config.readinessWindowSeconds * 1000 });
   reachability.start();
@@ -106,6 +116,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   });
   // Background work first on every way out: no scan may outlive the server or use a closed driver.
   const stopScanning = async () => {
+    halt.abort();
     if (discovery !== null) clearTimeout(discovery);
     reachability.stop();
     await Promise.all(refreshers.map((r) => r.stop()));
@@ -119,6 +130,10 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const url = listened.url;
   process.stderr.write(`viewer: standalone UI on ${url}${demo ? ' (embedded demo repository)' : ''}\n`);
   onListening?.(url);
+  // Discovery runs behind the listening server (D-77): /healthz answers at once, /readyz follows
+  // the reachability check, and the pages say discovery is in progress until it ends (a hanging
+  // store holds it for up to 30 s).
+  if (discovering && !stop.aborted) void discover();
 
   await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })));
   await stopScanning();

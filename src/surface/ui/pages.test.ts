@@ -10,7 +10,7 @@ import { scanScope } from '../../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
-import { inventoryPage, PAGE_BOUNDS, type PageContext } from './pages.ts';
+import { inventoryPage, PAGE_BOUNDS, parseWalFilter, walsPage, type PageContext } from './pages.ts';
 import { scopeView } from './scope-view.ts';
 import { parseRetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
@@ -114,8 +114,8 @@ describe('what the inventory page says of the evidence', () => {
 
   it('discovery facts: the objects beside the scopes, and another format recognised', async () => {
     const { e, p } = await scanned(repository);
-    assert.match(render(scopeView('srv', p, e), { unscopedObjects: 3, foreignFormat: null, discoveryFailure: null }), /belong to no server scope: 3\./);
-    const foreign = render(scopeView('srv', p, e), { unscopedObjects: null, foreignFormat: 'stanza-repository', discoveryFailure: null });
+    assert.match(render(scopeView('srv', p, e), { unscopedObjects: 3, foreignFormat: null, discoveryFailure: null, discoveryPending: false }), /belong to no server scope: 3\./);
+    const foreign = render(scopeView('srv', p, e), { unscopedObjects: null, foreignFormat: 'stanza-repository', discoveryFailure: null, discoveryPending: false });
     assert.match(foreign, /looks like a pgBackRest repository \(REPOSITORY_FORMAT=stanza-repository\)/);
     assert.match(foreign, /belong to no server scope: <span class="muted">unknown<\/span>/);
   });
@@ -221,13 +221,26 @@ describe("the operator's four questions at the top of each server", () => {
   });
 
   it('states a failed discovery with its category instead of "0 server scopes"', () => {
-    const page = inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'not_found' } }));
+    const page = inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'not_found', discoveryPending: false } }));
     assert.match(page, /Server scopes: <span class="muted">unknown<\/span>, discovery failed\./);
     assert.match(page, /<strong>Discovery failed \(not_found\):<\/strong> the bucket or container does not exist; check DESTINATION_PATH\. No server scope is known/);
     assert.doesNotMatch(page, /0 server scopes/);
-    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'authorization' } })), /Discovery failed \(authorization\):<\/strong> the credentials may not list the destination/);
+    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: 'authorization', discoveryPending: false } })), /Discovery failed \(authorization\):<\/strong> the credentials may not list the destination/);
     // Found nothing, and said so: an empty destination is not a failure.
-    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: 0, foreignFormat: null, discoveryFailure: null } })), /0 server scopes\./);
+    assert.match(inventoryPage(ctx([], { destination: { unscopedObjects: 0, foreignFormat: null, discoveryFailure: null, discoveryPending: false } })), /0 server scopes\./);
+  });
+
+  it('while the first discovery runs, says so on every page instead of "0 server scopes"', () => {
+    const c = ctx([], { destination: { unscopedObjects: null, foreignFormat: null, discoveryFailure: null, discoveryPending: true } });
+    const page = inventoryPage(c);
+    assert.match(page, /Server scopes: <span class="muted">unknown<\/span>, discovery in progress\./);
+    assert.match(page, /<strong>Discovery in progress:<\/strong>/);
+    assert.doesNotMatch(page, /0 server scopes/);
+    const filter = parseWalFilter(new URLSearchParams(), []);
+    assert.ok(filter.ok);
+    assert.match(walsPage(c, filter.filter, 200), /<strong>Discovery in progress:<\/strong>/);
+    // Once it has ended, the notice is gone.
+    assert.doesNotMatch(inventoryPage(ctx([], { destination: { unscopedObjects: 0, foreignFormat: null, discoveryFailure: null, discoveryPending: false } })), /Discovery in progress/);
   });
 
   it('shows the retention verdict beside the expectation it is about', async () => {

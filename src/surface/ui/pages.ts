@@ -7,7 +7,9 @@
  * names, observed recovery coverage per timeline, a timeline picture, expectations, recent
  * objects) and `/wals` (the compact WAL evidence with filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
  * While a publication is stale or holds no complete generation, every item's state is shown as
- * retained historical evidence, never as current health (the wire keeps the item states).
+ * retained historical evidence, never as current health (the wire keeps the item states). Until
+ * the first discovery of the destination has ended, every page says discovery is in progress, and
+ * the server scopes are unknown, never "0".
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
@@ -75,6 +77,8 @@ export interface DestinationFacts {
   readonly foreignFormat: ForeignFormat | null;
   /** The category of the last discovery's failure (a wrong bucket, denied, the store down); null after a success. */
   readonly discoveryFailure: FailureCategory | null;
+  /** True until the first discovery has ended: no scope is known yet, and none is missing either (D-77). */
+  readonly discoveryPending: boolean;
 }
 
 export interface PageContext {
@@ -136,7 +140,7 @@ export function layout(title: string, ctx: PageContext, body: Raw): string {
 <body><header><h1>viewer</h1><nav><a href="/">Inventory</a> · <a href="/wals">WAL browser</a></nav>
 <span>${ctx.demo ? 'embedded demo repository' : ''}</span>
 <span class="muted">${ctx.identity === null ? '' : html`signed in as ${ctx.identity}`}</span></header>
-<main>${body}</main></body></html>
+<main>${ctx.destination?.discoveryPending === true ? html`<p class="notice" role="status"><strong>Discovery in progress:</strong> the destination is being listed to find its server scopes (for at most 30 s); they appear on these pages once it ends.</p>` : ''}${body}</main></body></html>
 `.text;
 }
 
@@ -483,8 +487,9 @@ ${rows}
 export function inventoryPage(ctx: PageContext): string {
   const n = ctx.scopes.length;
   const failed = ctx.destination?.discoveryFailure != null;
-  const scopes = n === 0 && failed
-    ? html`Server scopes: <span class="muted">unknown</span>, discovery failed.`
+  const pending = ctx.destination?.discoveryPending === true;
+  const scopes = n === 0 && (failed || pending)
+    ? html`Server scopes: <span class="muted">unknown</span>, ${failed ? 'discovery failed' : 'discovery in progress'}.`
     : html`${n} server scope${n === 1 ? '' : 's'}${n === 0 ? '.' : html`: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.`}`;
   const body = html`<section><h2>Repository</h2><p>${scopes}
 Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination, n)}</section>
