@@ -13,7 +13,7 @@ import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
-import { archiveLagSeconds, summarize } from './summary.ts';
+import { archiveLagSeconds, archiveLagUnknownReason, summarize } from './summary.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'pg/srv/';
@@ -39,8 +39,19 @@ describe('archive lag', () => {
   it('is the store clock minus the newest receipt, and null without a store clock', async () => {
     assert.equal(archiveLagSeconds(await scanned(at(99))), 4 * 60);
     assert.equal(archiveLagSeconds(await scanned(null)), null);
-    // A receipt stamped after the store's reading (second resolution) is no lag, never negative.
-    assert.equal(archiveLagSeconds(await scanned(at(94))), 0);
+    // A receipt stamped within the second of the store's reading is no lag, never negative.
+    assert.equal(archiveLagSeconds(await scanned(new Date(at(95).getTime() - 1_000))), 0);
+  });
+
+  it('a receipt after the store\'s own clock proves skew: the lag is unknown with its own reason, never 0', async () => {
+    // The newest segment was stamped at minute 95; the store says it is minute 94.
+    const skewed = await scanned(at(94));
+    assert.equal(archiveLagSeconds(skewed), null);
+    assert.equal(archiveLagUnknownReason(skewed), 'receipt-after-store-clock');
+    assert.deepEqual(walOf(skewed, 10 * 60), ['unknown', 'archive-receipt-after-store-clock']);
+    // Unset, nothing is judged, but the reason stays visible.
+    assert.deepEqual(walOf(skewed, null), ['healthy', 'wal-continuous']);
+    assert.equal(archiveLagUnknownReason(await scanned(null)), 'no-store-clock');
   });
 
   it('unset, the lag is never judged', async () => {

@@ -2,7 +2,7 @@
  * The structural state of each backup: the format's verdict on its metadata and artifacts (the
  * seam's `FormatBackup`), completed by the rule that is PostgreSQL's and no format's: the WAL the
  * backup needs to reach consistency (`begin_wal`..`end_wal` on its timeline) must be present in
- * the archive, under the archive's geometry. The rules run in a fixed order and the first that
+ * the archive, under the archive's geometry, and attributable to the backup's database system. The rules run in a fixed order and the first that
  * applies decides; docs/design/evidence.md §Backups lists them with their reason codes.
  *
  * Then the dependency-chain rule, for formats whose backups need others' artifacts (`dependsOn`):
@@ -25,6 +25,8 @@ export interface BackupFacts {
   readonly usable: boolean;
   /** The format recorded the backup as completed. */
   readonly completed: boolean;
+  /** Completed, or its status cannot be read: the summaries count it as completed. */
+  readonly mayHaveCompleted: boolean;
   readonly standalone: boolean;
   readonly timeline: number | null;
   readonly beginPosition: number | null;
@@ -52,6 +54,8 @@ export interface BackupContext {
   /** The archive's geometry when it is known and agreed by the metadata; `null` otherwise. */
   readonly geometry: WalGeometry | null;
   readonly index: WalIndex;
+  /** More than one database system id in the scope: no WAL can be attributed to this backup's system. */
+  readonly systemAmbiguous?: boolean;
 }
 
 const REASONS = {
@@ -60,6 +64,7 @@ const REASONS = {
   'required-wal-missing': 'WAL needed to reach consistency is missing from the archive.',
   'required-wal-candidate-gap': 'WAL needed to reach consistency falls in an unconfirmed gap.',
   'required-wal-not-yet-archived': 'WAL needed to reach consistency has not been archived yet.',
+  'required-wal-system-ambiguous': 'WAL of more than one database system shares this location, so the WAL this backup needs cannot be attributed to it.',
   'dependency-missing': 'A backup this one depends on is missing.',
   'dependency-not-usable': 'A backup this one depends on is not proven structurally usable.',
 } as const;
@@ -93,6 +98,8 @@ function judge(b: FormatBackup, ctx: BackupContext): FormatVerdict {
   const begin = b.fields.begin_wal === null ? null : parseWalName(b.fields.begin_wal, ctx.geometry);
   const end = b.fields.end_wal === null ? null : parseWalName(b.fields.end_wal, ctx.geometry);
   if (begin === null || end === null || b.fields.timeline === null) return b.unplaceable;
+  // A segment of the right name may be another system's (a failed capability makes its dependants unknown).
+  if (ctx.systemAmbiguous === true) return verdict('unknown', 'required-wal-system-ambiguous');
   return walVerdict(begin.position, end.position, b.fields.timeline, ctx.index, ctx.geometry) ?? b.otherwise;
 }
 
@@ -156,6 +163,7 @@ export function evaluateBackup(b: FormatBackup, ctx: BackupContext): BackupFacts
     item,
     usable,
     completed: b.completed,
+    mayHaveCompleted: b.mayHaveCompleted || b.completed,
     standalone: b.standalone,
     timeline: b.trusted.timeline,
     beginPosition: begin?.position ?? null,

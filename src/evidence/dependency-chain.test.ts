@@ -37,6 +37,7 @@ function backup(id: string, begin: number, end: number, decided: State | null = 
     unplaceable: healthy,
     otherwise: healthy,
     completed: true,
+    mayHaveCompleted: true,
     standalone: false,
     trusted: { timeline: 1, endLsn: null, endAt: null },
     label: { name: null, keep: null },

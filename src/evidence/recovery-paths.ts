@@ -17,6 +17,12 @@
  * timeline's observed WAL). Only a path that reaches the frontier can be healthy; a
  * `keep:standalone` backup whose path stops at a hole retention is expected to leave
  * (`retention-holes.ts`) gets its own reason and a warning, never green.
+ *
+ * Less evidence never improves a path: a target timeline with a history and no archived segment
+ * is not covered (unknown while its first segment may still come, unhealthy once the store's
+ * clock says it should have); a target whose history the listing contradicts is unknown; with
+ * more than one database system in the scope no WAL can be attributed to the backup's, and every
+ * path is unknown.
  */
 import type { RecoveryPathItem } from '../contract/collections.ts';
 import type { Reason, State } from '../contract/primitives.ts';
@@ -39,8 +45,25 @@ const REASONS = {
   'backup-not-usable': 'The backup this path starts from is not structurally usable.',
   'backup-usability-unknown': 'Whether the backup this path starts from is usable is unknown.',
   'backup-warning': 'The backup this path starts from carries a warning.',
+  'coverage-history-contradicted': 'The target timeline\'s history declares a switch the archived WAL contradicts.',
+  'target-timeline-not-archived': 'The target timeline has a history file but no archived WAL segment yet.',
+  'target-timeline-wal-missing': 'The target timeline has had a history file for over an hour of the store\'s clock and no archived WAL segment.',
+  'coverage-system-ambiguous': 'WAL of more than one database system shares this location, so none can be attributed to this backup.',
 } as const;
 type PathReason = keyof typeof REASONS;
+
+/**
+ * Reasons that say WAL on the path is lost, contradicted or not attributable (never a stop at a
+ * hole with the shape the format's retention leaves): such a path from a usable backup means part
+ * of the window only that backup covered is gone, whatever the best path shows.
+ */
+const LOSSES: ReadonlySet<PathReason> = new Set(['coverage-gap-limited', 'consistency-not-reached', 'coverage-unknown-limited', 'coverage-history-contradicted', 'target-timeline-wal-missing', 'coverage-system-ambiguous']);
+
+/** A path, and whether it stops at lost, contradicted or unattributable WAL (not on the wire: the scope's coverage counts it). */
+export interface PathResult {
+  readonly item: RecoveryPathItem;
+  readonly losesWal: boolean;
+}
 const reason = (code: PathReason): Reason => ({ code, message: REASONS[code] });
 
 export interface PathContext {
@@ -50,6 +73,13 @@ export interface PathContext {
   readonly index: WalIndex;
   /** Whether a gap has exactly the shape the format's own retention leaves (the seam's `classifyGaps`). */
   readonly retentionHole: (gap: Gap) => boolean;
+  /**
+   * For a timeline with no archived segment: `lost` once its first segment should have been
+   * archived by the store's clock, `not-yet` before; null when it has archived WAL.
+   */
+  readonly unarchived: (timeline: number) => 'lost' | 'not-yet' | null;
+  /** More than one database system id in the scope: WAL cannot be attributed to any backup. */
+  readonly systemAmbiguous: boolean;
 }
 
 interface Walk {
@@ -119,14 +149,28 @@ function capByBackup(backupState: State, state: State, code: PathReason): [State
   return [state, code];
 }
 
-function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk | null, extra: readonly Assumption[]): RecoveryPathItem {
+/** Why a path's target is beyond what the walk can judge, when it is. */
+type TargetDoubt = 'contradicted' | null;
+
+function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk | null, extra: readonly Assumption[], doubt: TargetDoubt = null): PathResult {
   const g = ctx.geometry;
   const end = backup.endPosition ?? Number.POSITIVE_INFINITY;
   const consistent = w?.frontier != null && (w.frontier.timeline !== backup.timeline || w.frontier.position >= end);
-  const stop: Stop = w === null ? 'unknown-limited' : w.stop;
+  let stop: Stop = w === null ? 'unknown-limited' : w.stop;
+  // The walk reached the end of what was observed, but the target timeline archived nothing.
+  const unarchived = w !== null && stop === 'frontier' && target !== backup.timeline ? ctx.unarchived(target) : null;
   let state: State;
   let code: PathReason;
-  if (!consistent) {
+  if (ctx.systemAmbiguous) {
+    [state, code] = ['unknown', 'coverage-system-ambiguous'];
+  } else if (doubt === 'contradicted' && (consistent || stop === 'unknown-limited')) {
+    [state, code] = ['unknown', 'coverage-history-contradicted'];
+  } else if (unarchived === 'lost' && consistent) {
+    stop = 'gap-limited';
+    [state, code] = ['unhealthy', 'target-timeline-wal-missing'];
+  } else if (unarchived === 'not-yet' && consistent) {
+    [state, code] = ['unknown', 'target-timeline-not-archived'];
+  } else if (!consistent) {
     state = stop === 'gap-limited' ? 'unhealthy' : 'unknown';
     code = stop === 'unknown-limited' ? 'coverage-unknown-limited' : 'consistency-not-reached';
   } else if (stop === 'frontier') {
@@ -142,6 +186,7 @@ function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk
   } else {
     [state, code] = ['unknown', 'coverage-unknown-limited'];
   }
+  const losesWal = (state === 'unhealthy' || state === 'unknown') && LOSSES.has(code) && !(w?.stopGap != null && ctx.retentionHole(w.stopGap));
   [state, code] = capByBackup(backup.item.state, state, code);
   const codes = new Set<Assumption>(['segment-content-not-verified', 'segment-size-from-metadata', ...extra]);
   if (consistent) codes.add('backup-end-from-metadata');
@@ -152,7 +197,7 @@ function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk
   if (g?.skipsLastSegment === true) codes.add('pre-93-segment-ff-skipped');
   const f = w?.frontier ?? null;
   const start = backup.beginPosition;
-  return {
+  const item: RecoveryPathItem = {
     server: ctx.server,
     backup_id: backup.item.backup_id,
     target_timeline: target,
@@ -169,16 +214,17 @@ function pathItem(backup: BackupFacts, target: number, ctx: PathContext, w: Walk
     frontier_receipt_at: f?.receipt == null ? null : new Date(f.receipt).toISOString(),
     assumption_codes: [...codes].sort(),
   };
+  return { item, losesWal: losesWal && backup.usable };
 }
 
 /** Every recovery path of one completed backup. */
-export function recoveryPaths(backup: BackupFacts, ctx: PathContext): RecoveryPathItem[] {
+export function recoveryPaths(backup: BackupFacts, ctx: PathContext): PathResult[] {
   const t0 = backup.timeline;
   if (!backup.completed || t0 === null) return [];
   const g = ctx.geometry;
   const begin = backup.beginPosition;
   if (g === null || begin === null || backup.endLsn === null) return [pathItem(backup, t0, ctx, null, [])];
-  const paths: RecoveryPathItem[] = [];
+  const paths: PathResult[] = [];
   for (const target of ctx.graph.timelines) {
     if (target < t0) continue;
     const own: readonly LineageStep[] = [{ timeline: t0, leaveAt: null }];
@@ -190,7 +236,7 @@ export function recoveryPaths(backup: BackupFacts, ctx: PathContext): RecoveryPa
     const ancestry = ctx.graph.ancestry(target);
     if (!ancestry.known) {
       // Maybe a descendant: covered as far as the backup's own timeline goes, then unknown.
-      paths.push(pathItem(backup, target, ctx, walk(own, begin, g, ctx.index, true), []));
+      paths.push(pathItem(backup, target, ctx, walk(own, begin, g, ctx.index, true), [], ancestry.reason === 'history-contradicted' ? 'contradicted' : null));
       continue;
     }
     const steps = lineageFrom(t0, backup.endLsn, ancestry.steps);

@@ -16,7 +16,7 @@ import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, 
 import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts } from './backups.ts';
-import { findGaps, GapMemoryIndex, rememberGap, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
+import { DEFAULT_GAP_SETTLE, findGaps, GapMemoryIndex, rememberGap, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
@@ -103,6 +103,12 @@ export interface ScopeEvidence {
   readonly empty: boolean;
   /** Objects named as WAL segments whose size no segment can have (counted as unknown). */
   readonly implausibleSegments: number;
+  /** Paths from usable backups that stop at lost, contradicted or unattributable WAL (retention's holes aside). */
+  readonly pathsLosingWal: number;
+  /** The newest timeline has no archived segment: `lost` once the store's clock says it should have one. */
+  readonly newestUnarchived: 'lost' | 'not-yet' | null;
+  /** WAL names with a plausible copy whose position is missing all the same: the restore tool would take another copy, or refuse to choose. */
+  readonly unrestorableSegments: number;
   /** Newest receipt time of any WAL object (epoch ms). */
   readonly latestWalReceipt: number | null;
   /** The store's clock at the scan (ms; its listings' latest `Date` header), null when it sent none. */
@@ -161,6 +167,7 @@ async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: 
           if (failed) break;
           for (const entry of page) archive.add(entry);
         }
+        archive.finish();
       } catch (error) {
         failed = true;
         throw error;
@@ -171,6 +178,22 @@ async function listWal(parts: readonly AsyncIterable<readonly WalEntry[]>[], g: 
   const [first = new WalArchive(g, limits), ...rest] = archives;
   for (const next of rest) first.append(next);
   return first;
+}
+
+/**
+ * Timelines with a history file and no archived segment (a promotion whose new timeline archived
+ * nothing): not covered. The newest timeline's first segment is `lost` once the store's clock is a
+ * long settle past the history file's receipt (archiving moved on without it), `not-yet` before;
+ * an older one is `not-yet` for good (an abandoned branch may never have written a segment).
+ */
+function unarchivedTimelines(wal: WalArchive, graph: TimelineGraph, storeTime: number | null, settle: GapSettle): (timeline: number) => 'lost' | 'not-yet' | null {
+  const historyReceipts = new Map(wal.histories.map((h) => [h.timeline, h.receivedAt]));
+  return (t) => {
+    if ((wal.timelines.get(t)?.ranges.length ?? 0) > 0) return null;
+    const received = historyReceipts.get(t) ?? null;
+    const aged = t === graph.newest && storeTime !== null && received !== null && storeTime - Math.min(received, storeTime) >= settle.longSettleMs;
+    return aged ? 'lost' : 'not-yet';
+  };
 }
 
 export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
@@ -220,18 +243,25 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   if (o.signal.aborted) throw new ViewerError('canceled', 'the scan was canceled');
 
   // 6. Derived evidence.
+  // The timeline graph first: its histories, checked against the listing, say where each timeline
+  // begins, and a lost head or tail at a switch is a gap like any other.
+  const backupTimelines = catalog.backups.flatMap((b) => (b.fields.timeline === null ? [] : [b.fields.timeline]));
+  const observedStarts = archiveGeometry === null ? null : { geometry: archiveGeometry, firstPosition: (t: number) => wal.timelines.get(t)?.ranges[0]?.start ?? null };
+  const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines], observedStarts);
   const gapList: Gap[] = findGaps(wal.timelines.values(), {
     geometry: rangeGeometry,
     generation: o.generation,
     previous: o.previousGaps,
     newestReceipt: wal.latestReceipt,
+    storeTime: access.storeTime,
     geometryKnown: archiveGeometry !== null,
+    starts: graph.starts(),
     ...(o.gapSettle === undefined ? {} : { settle: o.gapSettle }),
   });
   const index = new WalIndex(wal.timelines, gapList);
-  const backupTimelines = catalog.backups.flatMap((b) => (b.fields.timeline === null ? [] : [b.fields.timeline]));
-  const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines]);
-  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: archiveGeometry, index }));
+  // WAL attributed to a system is ambiguous when the scope's backups declare more than one.
+  const systemAmbiguous = catalog.systemIds.size > 1;
+  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: archiveGeometry, index, systemAmbiguous }));
   const classes: GapClass[] = o.format.classifyGaps(gapList, backups, archiveGeometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
@@ -268,15 +298,20 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     frontiers = { segmentSize: archiveGeometry.segmentSize, last };
   }
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
+  const unarchived = unarchivedTimelines(wal, graph, access.storeTime, o.gapSettle ?? DEFAULT_GAP_SETTLE);
   const paths: RecoveryPathItem[] = [];
+  let pathsLosingWal = 0;
   let pathsTruncated = false;
   for (const b of backups) {
-    const more = recoveryPaths(b, { server: o.server, geometry: archiveGeometry, graph, index, retentionHole: (g) => retentionHoles.has(g) });
+    const more = recoveryPaths(b, { server: o.server, geometry: archiveGeometry, graph, index, retentionHole: (g) => retentionHoles.has(g), unarchived, systemAmbiguous });
     if (paths.length + more.length > limits.maxPaths) {
       pathsTruncated = true;
       break;
     }
-    for (const p of more) paths.push(p);
+    for (const p of more) {
+      paths.push(p.item);
+      if (p.losesWal) pathsLosingWal += 1;
+    }
   }
 
   const ranges: WalRangeItem[] = [...wal.timelines.values()].flatMap((tl) =>
@@ -330,6 +365,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     empty,
     tool: o.format.tool,
     implausibleSegments: wal.implausibleSegments,
+    unrestorableSegments: wal.unrestorableSegments,
+    pathsLosingWal,
+    newestUnarchived: graph.newest === null ? null : unarchived(graph.newest),
     vanishedGaps: vanished.length,
     frontierRegressed,
     frontiers,

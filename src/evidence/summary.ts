@@ -8,6 +8,7 @@
 import type { Reason, State, StateReason } from '../contract/primitives.ts';
 import { CAPABILITY_IDS, type Capability, type CapabilityId, type RetentionSummary, type StateCounts } from '../contract/snapshot.ts';
 import type { RepositoryFormat, RetentionPolicy } from '../format/seam.ts';
+import { RECEIPT_CLOCK_TOLERANCE_MS } from './gaps.ts';
 import type { ScopeEvidence } from './scope-scan.ts';
 
 export interface Expectations {
@@ -35,6 +36,14 @@ export const MESSAGES: Record<string, string> = {
   'wal-continuous-except-retention': 'Archived WAL is continuous except for holes with exactly the shape {tool}\'s retention leaves.',
   'archive-lag-over-expectation': 'The newest WAL was received longer ago than the configured maximum archive lag, by the store\'s clock.',
   'archive-lag-unknown': 'The store sent no clock reading, so the configured maximum archive lag cannot be checked.',
+  'archive-receipt-after-store-clock': 'A WAL object was received after the store\'s own clock at the scan: the store\'s clocks disagree, so the archive lag is unknown.',
+  'wal-copy-not-restorable': 'A WAL name is stored under several keys and the copy the restore tool would take is not a plausible segment (or the copies disagree): its position counts as missing.',
+  'wal-timeline-not-archived': 'The newest timeline has had a history file for over an hour of the store\'s clock and no archived WAL segment.',
+  'timeline-history-contradicted': 'A timeline history declares a switch that the archived WAL contradicts.',
+  'coverage-target-not-archived': 'The newest timeline has a history file but no archived WAL segment yet, so no recovery coverage of it is observed.',
+  'coverage-target-wal-missing': 'The newest timeline has archived no WAL segment for over an hour of the store\'s clock since its history file.',
+  'coverage-path-wal-lost': 'The best recovery path reaches the newest WAL, but another usable backup\'s path stops at lost, contradicted or unattributable WAL.',
+  'coverage-history-contradicted': 'Recovery coverage of the newest timeline crosses a switch its history declares and the archived WAL contradicts.',
   'scope-empty': 'No backup directory and no WAL were found at this server\'s location.',
   'timeline-history-missing': 'A timeline has no history file.',
   'timeline-history-invalid': 'A timeline history file is unreadable or inconsistent.',
@@ -92,12 +101,14 @@ function walState(e: ScopeEvidence): StateReason {
   // Evidence over time: what an earlier generation saw may not silently disappear (D-66).
   if (e.frontierRegressed) return sr('unhealthy', 'wal-frontier-regressed');
   if (e.walCounts.segment === 0) return sr('unknown', 'wal-archive-empty');
+  if (e.newestUnarchived === 'lost') return sr('unhealthy', 'wal-timeline-not-archived');
   // Every gap counts but a hole with exactly the shape the format's retention leaves (its retention-holes rule).
   const unexplained = e.gaps.filter((_, i) => e.gapClasses[i] !== 'retention-expected');
   if (unexplained.some((g) => g.status === 'confirmed')) return sr('unhealthy', 'wal-gap-confirmed');
   if (e.vanishedGaps > 0) return sr('unhealthy', 'wal-gap-vanished');
   if (unexplained.length > 0) return sr('warning', 'wal-gap-candidate');
   if (e.implausibleSegments > 0) return sr('warning', 'wal-segment-size-invalid');
+  if (e.unrestorableSegments > 0) return sr('warning', 'wal-copy-not-restorable');
   if (e.walCounts.unknown > 0) return sr('warning', 'wal-unknown-objects');
   return e.gaps.length > 0 ? sr('healthy', 'wal-continuous-except-retention') : sr('healthy', 'wal-continuous');
 }
@@ -109,14 +120,30 @@ function walState(e: ScopeEvidence): StateReason {
  * store's reading (second resolution) is no lag.
  */
 export function archiveLagSeconds(e: ScopeEvidence): number | null {
-  if (e.storeTimeAtScan === null || e.latestWalReceipt === null) return null;
+  if (e.storeTimeAtScan === null || e.latestWalReceipt === null || receiptAfterStoreClock(e)) return null;
   return Math.max(0, (e.storeTimeAtScan - e.latestWalReceipt) / 1000);
+}
+
+/**
+ * A WAL receipt later than the store's clock at the scan (beyond the second both are stamped in)
+ * proves the store's clocks disagree: the lag is unknown then, never 0 (D-86).
+ */
+export function receiptAfterStoreClock(e: Pick<ScopeEvidence, 'storeTimeAtScan' | 'latestWalReceipt'>): boolean {
+  return e.storeTimeAtScan !== null && e.latestWalReceipt !== null && e.latestWalReceipt > e.storeTimeAtScan + RECEIPT_CLOCK_TOLERANCE_MS;
+}
+
+/** Why the archive lag is unknown, when it is: no WAL received, no store clock, or clocks that disagree. */
+export function archiveLagUnknownReason(e: ScopeEvidence): 'no-wal' | 'no-store-clock' | 'receipt-after-store-clock' | null {
+  if (e.latestWalReceipt === null) return 'no-wal';
+  if (e.storeTimeAtScan === null) return 'no-store-clock';
+  return receiptAfterStoreClock(e) ? 'receipt-after-store-clock' : null;
 }
 
 /** The expectation's verdict on the lag; null when no expectation is configured (shown, never judged). */
 function lagState(e: ScopeEvidence, x: Expectations): StateReason | null {
   const max = x.maxArchiveLagSeconds ?? null;
   if (max === null || e.latestWalReceipt === null) return null;
+  if (receiptAfterStoreClock(e)) return sr('unknown', 'archive-receipt-after-store-clock');
   const lag = archiveLagSeconds(e);
   if (lag === null) return sr('unknown', 'archive-lag-unknown');
   return lag > max ? sr('warning', 'archive-lag-over-expectation') : null;
@@ -127,6 +154,7 @@ function timelineState(e: ScopeEvidence): StateReason {
   if (e.empty) return sr('unknown', 'scope-empty');
   const unknown = e.graph.unknownTimelines().map((t) => e.graph.ancestry(t));
   if (unknown.some((a) => !a.known && a.reason === 'history-missing')) return sr('unhealthy', 'timeline-history-missing');
+  if (unknown.some((a) => !a.known && a.reason === 'history-contradicted')) return sr('unhealthy', 'timeline-history-contradicted');
   // A history that exists but could not be read (behind a repository cipher) proves nothing either way.
   if (unknown.length > 0 && unknown.every((a) => !a.known && a.reason === 'history-unread')) return sr('unknown', 'timeline-history-unread');
   if (unknown.length > 0) return sr('unhealthy', 'timeline-history-invalid');
@@ -145,27 +173,42 @@ function encryptedMetadataState(e: ScopeEvidence): StateReason {
   return sr('healthy', 'metadata-readable');
 }
 
+/** The paths from usable backups to the newest timeline that count for its coverage. */
+function newestPaths(e: ScopeEvidence) {
+  const usable = new Set(e.backups.filter((b) => b.usable).map((b) => b.item.backup_id));
+  // The newest timeline is the highest known from WAL, histories or backups: one with a history
+  // and no segment yet is not covered, and must not let an older timeline stand in for it.
+  const newest = e.graph.newest;
+  // A standalone backup's path that stops at a retention hole is what keep:standalone promises:
+  // it neither covers the frontier nor counts against the paths that do.
+  return e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest && p.reason.code !== 'standalone-retention-limited');
+}
+
 function coverageState(e: ScopeEvidence): StateReason {
   if (e.rangesTruncated) return sr('unknown', 'ranges-truncated');
   if (e.diagnosticsTruncated) return sr('unknown', 'diagnostics-truncated');
   if (e.empty) return sr('unhealthy', 'scope-empty');
-  const usable = new Set(e.backups.filter((b) => b.usable).map((b) => b.item.backup_id));
-  if (usable.size === 0) return sr('unhealthy', 'no-usable-backup');
-  const walTimelines = e.ranges.map((r) => r.timeline);
-  const newest = walTimelines.length === 0 ? null : walTimelines.reduce((a, b) => Math.max(a, b));
-  // A standalone backup's path that stops at a retention hole is what keep:standalone promises:
-  // it neither covers the frontier nor counts against the paths that do.
-  const paths = e.paths.filter((p) => usable.has(p.backup_id) && p.target_timeline === newest && p.reason.code !== 'standalone-retention-limited');
+  // WAL cannot be attributed to any backup's system: nothing about coverage is proven.
+  if (e.systemIds.size > 1) return sr('unknown', 'multiple-system-ids');
+  if (!e.backups.some((b) => b.usable)) return sr('unhealthy', 'no-usable-backup');
+  const paths = newestPaths(e);
   if (paths.length === 0) return sr('unhealthy', 'latest-timeline-not-covered');
   // The best path: the furthest stop, then the healthiest state among paths with that stop.
   const rank = { frontier: 0, 'candidate-limited': 1, 'unknown-limited': 2, 'gap-limited': 3 } as const;
   const better = (a: (typeof paths)[number], b: (typeof paths)[number]) => rank[b.stop] < rank[a.stop] || (rank[b.stop] === rank[a.stop] && SEVERITY[b.state] < SEVERITY[a.state]);
   const best = paths.reduce((a, b) => (better(a, b) ? b : a));
-  // Paths here start from usable backups, so a path to the frontier is healthy or a warning.
-  if (best.stop === 'frontier') return best.state === 'healthy' ? sr('healthy', 'coverage-to-frontier') : sr('warning', 'coverage-to-frontier-backup-warning');
-  if (best.stop === 'candidate-limited') return sr('warning', 'coverage-candidate-limited');
-  if (best.stop === 'unknown-limited') return sr('unknown', 'coverage-unknown-limited');
-  return sr('unhealthy', 'coverage-gap-limited');
+  let verdict: StateReason;
+  if (best.reason.code === 'target-timeline-not-archived') verdict = sr('unknown', 'coverage-target-not-archived');
+  else if (best.reason.code === 'target-timeline-wal-missing') verdict = sr('unhealthy', 'coverage-target-wal-missing');
+  else if (best.reason.code === 'coverage-history-contradicted') verdict = sr('unknown', 'coverage-history-contradicted');
+  else if (best.stop === 'frontier') verdict = best.state === 'healthy' ? sr('healthy', 'coverage-to-frontier') : best.state === 'warning' ? sr('warning', 'coverage-to-frontier-backup-warning') : sr('unknown', 'coverage-unknown-limited');
+  else if (best.stop === 'candidate-limited') verdict = sr('warning', 'coverage-candidate-limited');
+  else if (best.stop === 'unknown-limited') verdict = sr('unknown', 'coverage-unknown-limited');
+  else verdict = sr('unhealthy', 'coverage-gap-limited');
+  // Coverage summarises every path, not only the best: WAL lost on another usable backup's path
+  // is part of the window gone (retention's own holes aside).
+  if (e.pathsLosingWal > 0) verdict = worst([verdict, sr('warning', 'coverage-path-wal-lost')]);
+  return verdict;
 }
 
 const DAY_MS = 86_400_000;
@@ -193,8 +236,11 @@ function retention(e: ScopeEvidence, x: Expectations, now: number, coverage: Sta
   else if (x.policy?.kind === 'redundancy' && usable.length < x.policy.count) verdict = sr('warning', 'redundancy-policy-not-met');
   else if (x.policy?.kind === 'recovery-window') {
     const pointOfRecoverability = now - x.policy.amount * WINDOW_MS[x.policy.unit];
-    const covers = usable.some((b) => b.endAt !== null && Date.parse(b.endAt) <= pointOfRecoverability);
-    verdict = covers && coverage.state === 'healthy' ? sr('healthy', 'retention-met') : sr('warning', 'recovery-window-not-covered');
+    // Met only when a backup that completed before the window's start has a path that reaches the
+    // newest timeline's frontier: an old backup that stops on its way there covers no window.
+    const reaching = new Set(newestPaths(e).filter((p) => p.stop === 'frontier' && (p.state === 'healthy' || p.state === 'warning')).map((p) => p.backup_id));
+    const covers = usable.some((b) => b.endAt !== null && Date.parse(b.endAt) <= pointOfRecoverability && reaching.has(b.item.backup_id));
+    verdict = covers && coverage.state !== 'unhealthy' && coverage.state !== 'unknown' ? sr('healthy', 'retention-met') : sr('warning', 'recovery-window-not-covered');
   } else verdict = sr('healthy', 'retention-met');
   return { ...base, ...verdict };
 }
@@ -208,21 +254,26 @@ function retention(e: ScopeEvidence, x: Expectations, now: number, coverage: Sta
  */
 function backupsState(e: ScopeEvidence): StateReason {
   if (e.empty) return sr('unhealthy', 'scope-empty');
+  // Which backup's WAL is which is unknown, so no backup's usability is proven.
+  if (e.systemIds.size > 1) return sr('unknown', 'multiple-system-ids');
   const usable = e.backups.filter((b) => b.usable);
   if (usable.length === 0) return sr('unhealthy', 'no-usable-backup');
-  if (e.backups.some((b) => b.completed && !b.usable && b.item.begin_at === null)) return sr('warning', 'completed-backup-not-usable');
+  // A backup whose status cannot be read may be a completed one: counted as such (never healthier).
+  const completed = e.backups.filter((b) => b.mayHaveCompleted);
+  if (completed.some((b) => !b.usable && b.item.begin_at === null)) return sr('warning', 'completed-backup-not-usable');
   const newest = [...e.backups].filter((b) => b.item.begin_at !== null).sort((a, b) => Date.parse(a.item.begin_at ?? '') - Date.parse(b.item.begin_at ?? '')).at(-1);
   if (newest !== undefined && !newest.usable) return sr('warning', 'latest-backup-not-usable');
-  if (e.backups.some((b) => b.completed && !b.usable)) return sr('warning', 'older-backup-not-usable');
-  if (e.backups.some((b) => b.completed && b.item.state === 'warning')) return sr('warning', 'completed-backup-warning');
+  if (completed.some((b) => !b.usable)) return sr('warning', 'older-backup-not-usable');
+  if (completed.some((b) => b.item.state === 'warning')) return sr('warning', 'completed-backup-warning');
   return sr('healthy', 'backups-usable');
 }
 
 /** Structural artifact validation: never healthier than the worst completed backup it summarises. */
 function structuralState(e: ScopeEvidence): StateReason {
   if (e.empty) return sr('unknown', 'scope-empty');
-  if (!e.backups.some((b) => b.usable)) return sr('unhealthy', 'no-usable-backup');
-  const states = new Set(e.backups.filter((b) => b.completed).map((b) => b.item.state));
+  if (!e.backups.some((b) => b.usable)) return sr(e.systemIds.size > 1 ? 'unknown' : 'unhealthy', e.systemIds.size > 1 ? 'multiple-system-ids' : 'no-usable-backup');
+  // A backup whose status cannot be read may be a completed one (its state is unknown at best).
+  const states = new Set(e.backups.filter((b) => b.mayHaveCompleted).map((b) => b.item.state));
   if (states.has('unhealthy')) return sr('unhealthy', 'completed-backup-unhealthy');
   if (states.has('unknown')) return sr('unknown', 'completed-backup-unknown');
   if (states.has('warning')) return sr('warning', 'completed-backup-warning');

@@ -4,8 +4,15 @@
  * ancestry; where the parent's history file also exists, the child's must extend it exactly.
  * A timeline whose history is missing, unreadable or inconsistent has no known ancestry: every
  * recovery path through it stops `unknown-limited` (docs/design/evidence.md §Timelines).
+ *
+ * Histories are checked against the listing too: a timeline's WAL starts at the segment holding
+ * its switchpoint, so an observed segment of a child before the switch its lineage declares
+ * proves the history wrong (`history-contradicted`), and every lineage crossing that switch is
+ * unknown with it.
  */
 import type { HistoryEntry } from '../postgres/timeline-history.ts';
+import { positionOfLsn, type WalGeometry } from '../postgres/wal.ts';
+import type { TimelineStart } from './gaps.ts';
 
 export type HistoryStatus =
   | { readonly status: 'valid'; readonly entries: readonly HistoryEntry[] }
@@ -21,7 +28,14 @@ export interface LineageStep {
 
 export type Ancestry =
   | { readonly known: true; readonly steps: readonly LineageStep[] }
-  | { readonly known: false; readonly reason: 'history-missing' | 'history-invalid' | 'history-unread' | 'history-inconsistent' };
+  | { readonly known: false; readonly reason: 'history-missing' | 'history-invalid' | 'history-unread' | 'history-inconsistent' | 'history-contradicted' };
+
+/** What the listing shows of each timeline, to check histories against: where its observed WAL begins. */
+export interface ObservedStarts {
+  readonly geometry: WalGeometry;
+  /** The first observed segment position of `timeline`, or null when none is observed. */
+  firstPosition(timeline: number): number | null;
+}
 
 export class TimelineGraph {
   readonly #histories: ReadonlyMap<number, HistoryStatus>;
@@ -29,9 +43,15 @@ export class TimelineGraph {
   /** The graph never changes: each ancestry is worked out once (recovery paths ask per backup). */
   readonly #ancestry = new Map<number, Ancestry>();
 
-  /** `timelines`: every timeline seen in WAL, history files or backups. */
-  constructor(histories: ReadonlyMap<number, HistoryStatus>, timelines: Iterable<number>) {
+  readonly #observed: ObservedStarts | null;
+
+  /**
+   * `timelines`: every timeline seen in WAL, history files or backups. `observed`: the listing's
+   * first segments, when the archive's geometry is known (without it nothing is contradicted).
+   */
+  constructor(histories: ReadonlyMap<number, HistoryStatus>, timelines: Iterable<number>, observed: ObservedStarts | null = null) {
     this.#histories = histories;
+    this.#observed = observed;
     this.#timelines = [...new Set([...timelines, ...histories.keys()])].sort((a, b) => a - b);
   }
 
@@ -64,7 +84,45 @@ export class TimelineGraph {
     const steps: LineageStep[] = entries.map((e) => ({ timeline: e.parentTimeline, leaveAt: e.switchpoint }));
     if (steps[0]?.timeline !== 1) return { known: false, reason: 'history-inconsistent' };
     steps.push({ timeline, leaveAt: null });
+    if (this.#contradicted(steps)) return { known: false, reason: 'history-contradicted' };
     return { known: true, steps };
+  }
+
+  /** A timeline of the lineage has an observed segment before the switch that, the lineage says, began it. */
+  #contradicted(steps: readonly LineageStep[]): boolean {
+    const o = this.#observed;
+    if (o === null) return false;
+    for (let i = 1; i < steps.length; i++) {
+      const leave = steps[i - 1]?.leaveAt ?? null;
+      const child = steps[i]?.timeline;
+      if (leave === null || child === undefined) continue;
+      const first = o.firstPosition(child);
+      if (first !== null && first < positionOfLsn(leave, o.geometry)) return true;
+    }
+    return false;
+  }
+
+  /** Where each timeline begins, as the known lineages declare it (one entry per child timeline). */
+  starts(): TimelineStart[] {
+    const o = this.#observed;
+    if (o === null) return [];
+    const out = new Map<number, TimelineStart>();
+    for (const t of this.#timelines) {
+      const a = this.ancestry(t);
+      if (!a.known) continue;
+      for (let i = 1; i < a.steps.length; i++) {
+        const parent = a.steps[i - 1];
+        const child = a.steps[i];
+        if (parent?.leaveAt == null || child === undefined || out.has(child.timeline)) continue;
+        out.set(child.timeline, { timeline: child.timeline, parent: parent.timeline, position: positionOfLsn(parent.leaveAt, o.geometry) });
+      }
+    }
+    return [...out.values()];
+  }
+
+  /** The newest timeline of the scope: the highest seen in WAL, history files or backups (PostgreSQL numbers each new one above every existing). */
+  get newest(): number | null {
+    return this.#timelines.at(-1) ?? null;
   }
 
   /** Every timeline other than the root whose ancestry is not known. */

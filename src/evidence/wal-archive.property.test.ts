@@ -1,7 +1,8 @@
 /**
  * Property tests: for random sets of archived segments (any segment size, with and without the
  * pre-9.3 numbering, with duplicates), the streamed ranges and gaps equal a naive model computed
- * from the full set of positions; and the parsers never throw on arbitrary input.
+ * from the full set of positions; copies of one name under several keys count as the restore tool
+ * would choose among them; and the parsers never throw on arbitrary input.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -34,6 +35,7 @@ describe('WAL ranges and gaps match a naive model', () => {
             archive.add({ kind: 'segment', name, compressed: false, sizeOk: true, receivedAt: p * 1000 });
             if (dups.has(p)) archive.add({ kind: 'segment', name, compressed: true, sizeOk: true, receivedAt: p * 1000 });
           }
+          archive.finish();
           // Naive model: walk every existing position from the first to the last observed one.
           const set = new Set(positions);
           const ranges: [number, number, number][] = [];
@@ -64,6 +66,51 @@ describe('WAL ranges and gaps match a naive model', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('copies of one name: present only when the copy the restore tool takes is a plausible whole segment and no two identities disagree', () => {
+    const g = geometry(16 << 20);
+    // Each position has 1–4 copies in key order: a rank (0 taken first, 1 only when alone),
+    // a plausible size or not, an identity or none, or a competing partial.
+    const copy = fc.record({ rank: fc.constantFrom(0, 1), ok: fc.boolean(), identity: fc.constantFrom(null, 'a', 'b'), partial: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(fc.array(copy, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 39 }), (positions, split) => {
+        // Listed in two parts cut at `split`, as the parallel listing appends them.
+        const parts = [new WalArchive(g, LIMITS), new WalArchive(g, LIMITS)];
+        const expected: number[] = [];
+        let segments = 0;
+        let duplicates = 0;
+        let unrestorable = 0;
+        for (const [i, copies] of positions.entries()) {
+          const archive = parts[i < split ? 0 : 1] as WalArchive;
+          const name = walName(1, i + 1, g);
+          for (const c of copies) {
+            const restore = { rank: c.rank, identity: c.identity };
+            if (c.partial) archive.add({ kind: 'partial', name, receivedAt: null, restore });
+            else archive.add({ kind: 'segment', name, compressed: c.rank === 0, sizeOk: c.ok, receivedAt: null, restore });
+          }
+          // The model: the lowest rank wins, the first listed among equals; partials are never whole.
+          let chosen: (typeof copies)[number] | null = null;
+          for (const c of copies) if (chosen === null || c.rank < chosen.rank) chosen = c;
+          const whole = copies.filter((c) => !c.partial && c.ok);
+          const identities = new Set(copies.flatMap((c) => (c.identity === null ? [] : [c.identity])));
+          segments += whole.length > 0 ? 1 : 0;
+          duplicates += Math.max(0, whole.length - 1);
+          const present = whole.length > 0 && chosen !== null && !chosen.partial && chosen.ok && identities.size <= 1;
+          if (present) expected.push(i + 1);
+          else if (whole.length > 0) unrestorable += 1;
+        }
+        const [first, second] = parts as [WalArchive, WalArchive];
+        first.append(second);
+        const got: number[] = [];
+        for (const r of first.timelines.get(1)?.ranges ?? []) for (let p = r.start; p <= r.end; p++) got.push(p);
+        assert.deepEqual(got, expected);
+        assert.equal(first.counts.segment, segments);
+        assert.equal(first.counts.duplicate, duplicates);
+        assert.equal(first.unrestorableSegments, unrestorable);
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -9,13 +9,19 @@
  * is not that segment. It is counted as unknown and its position stays missing, so a 1-byte
  * object never stands in for WAL a backup needs.
  *
+ * Copies of one WAL name (under several keys, adjacent in key order) are judged together, as the
+ * format's restore tool would choose among them (the seam's `RestoreChoice`): the position is
+ * present only when the copy the tool takes is a plausible whole segment, so a valid copy beside
+ * an implausible one the tool prefers does not count, and neither do copies the tool refuses to
+ * choose between (`unrestorableSegments`).
+ *
  * Listing order matters and is checked: within a timeline, segment positions must arrive
  * ascending (stores list keys in byte order, and formats name their WAL keys so that this order
  * is timeline, then position: barman-cloud's hash directories, for one). A store that lists
  * out of order makes the evidence `incompatible_format` instead of producing invented gaps.
  */
 import { ViewerError } from '../common/errors.ts';
-import type { HistoryRef, WalEntry } from '../format/seam.ts';
+import type { HistoryRef, RestoreChoice, WalEntry } from '../format/seam.ts';
 import { nextPosition, parseWalName, positionsBetween, type WalGeometry } from '../postgres/wal.ts';
 
 /** A run of consecutive existing positions, all observed, on one timeline. */
@@ -46,6 +52,8 @@ export interface TimelineWal {
 export interface HistoryObject {
   readonly timeline: number;
   readonly ref: HistoryRef;
+  /** The store's receipt time of the (first listed) history file: when the promotion was archived. */
+  readonly receivedAt: number | null;
 }
 
 export interface WalCounts {
@@ -66,6 +74,23 @@ export interface WalArchiveLimits {
   readonly maxPartials: number;
 }
 
+/** The copies seen so far of the WAL name being listed (they are adjacent in key order). */
+interface NameCopies {
+  readonly name: string;
+  /** Where the name lies under the geometry; null for a name invalid under it (its copies count as unknown). */
+  readonly point: { readonly timeline: number; readonly position: number } | null;
+  /** Plausible whole-segment copies. */
+  segments: number;
+  compressed: boolean;
+  /** Largest receipt among the plausible copies. */
+  receipt: number | null;
+  /** The copy the restore tool would take so far: its rank, and whether it is a plausible whole segment. */
+  chosen: { rank: number; whole: boolean } | null;
+  identities: Set<string>;
+}
+
+const NO_CHOICE: RestoreChoice = { rank: 0, identity: null };
+
 export class WalArchive {
   readonly counts: WalCounts = { segment: 0, partial: 0, history: 0, backup_history: 0, unknown: 0, duplicate: 0 };
   readonly timelines = new Map<number, TimelineWal>();
@@ -74,11 +99,13 @@ export class WalArchive {
   diagnosticsTruncated = false;
   /** Objects named as segments whose size no segment can have (counted in `counts.unknown` too). */
   implausibleSegments = 0;
+  /** WAL names with a plausible copy whose position is still missing: the restore tool would take another copy, or refuse. */
+  unrestorableSegments = 0;
   /** Latest receipt time of any object of the WAL area (epoch ms). */
   latestReceipt: number | null = null;
   #rangeCount = 0;
   #partialCount = 0;
-  #lastSegment: string | null = null;
+  #copies: NameCopies | null = null;
   #lastHistory: number | null = null;
   readonly #geometry: WalGeometry;
   readonly #limits: WalArchiveLimits;
@@ -102,14 +129,29 @@ export class WalArchive {
     const receipt = c.receivedAt;
     if (receipt !== null && (this.latestReceipt === null || receipt > this.latestReceipt)) this.latestReceipt = receipt;
     switch (c.kind) {
-      case 'segment':
+      case 'segment': {
+        const copies = this.#copiesOf(c.name);
+        this.#choose(copies, c.restore ?? NO_CHOICE, c.sizeOk);
+        if (copies.point === null) {
+          this.counts.unknown += 1;
+          return;
+        }
         if (!c.sizeOk) {
           this.counts.unknown += 1;
           this.implausibleSegments += 1;
           return;
         }
-        return this.#segment(c.name, c.compressed, receipt);
+        // The same WAL name under another key (e.g. X and X.gz): one segment, one duplicate copy.
+        if (copies.segments === 0) this.counts.segment += 1;
+        else this.counts.duplicate += 1;
+        copies.segments += 1;
+        copies.compressed ||= c.compressed;
+        if (receipt !== null) copies.receipt = Math.max(copies.receipt ?? receipt, receipt);
+        return;
+      }
       case 'partial': {
+        // A partial the restore tool may take for the whole segment of its name is one of its copies.
+        if (c.restore !== undefined) this.#choose(this.#copiesOf(c.name), c.restore, false);
         const p = parseWalName(c.name, this.#geometry);
         if (p === null) {
           this.counts.unknown += 1;
@@ -134,7 +176,7 @@ export class WalArchive {
         }
         this.#lastHistory = c.timeline;
         this.counts.history += 1;
-        if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push({ timeline: c.timeline, ref: c.ref });
+        if (this.histories.length < this.#limits.maxHistoryFiles) this.histories.push({ timeline: c.timeline, ref: c.ref, receivedAt: receipt });
         else this.diagnosticsTruncated = true;
         return;
       default:
@@ -142,28 +184,38 @@ export class WalArchive {
     }
   }
 
-  #segment(name: string, compressed: boolean, receipt: number | null): void {
+  /** The copies of `name`: the current ones, or new ones once the previous name is settled. */
+  #copiesOf(name: string): NameCopies {
+    if (this.#copies?.name === name) return this.#copies;
+    this.finish();
     const p = parseWalName(name, this.#geometry);
-    if (p === null) {
-      this.counts.unknown += 1;
+    this.#copies = { name, point: p === null ? null : { timeline: p.timeline, position: p.position }, segments: 0, compressed: false, receipt: null, chosen: null, identities: new Set() };
+    return this.#copies;
+  }
+
+  #choose(copies: NameCopies, choice: RestoreChoice, whole: boolean): void {
+    if (copies.chosen === null || choice.rank < copies.chosen.rank) copies.chosen = { rank: choice.rank, whole };
+    if (choice.identity !== null) copies.identities.add(choice.identity);
+  }
+
+  /** Settles the last WAL name listed: call after the last entry of a listing (before `append`). */
+  finish(): void {
+    const copies = this.#copies;
+    this.#copies = null;
+    if (copies === null || copies.segments === 0 || copies.point === null) return;
+    const p = copies.point;
+    if (copies.chosen?.whole !== true || copies.identities.size > 1) {
+      this.unrestorableSegments += 1;
       return;
     }
-    const tl = this.#timeline(p.timeline);
+    this.#segment(p.timeline, p.position, copies.segments, copies.compressed, copies.receipt);
+  }
+
+  #segment(timeline: number, position: number, copies: number, compressed: boolean, receipt: number | null): void {
+    const tl = this.#timeline(timeline);
     const last = tl.ranges.at(-1);
-    if (name === this.#lastSegment && last !== undefined && last.end === p.position) {
-      // The same WAL name under another key (e.g. X and X.gz): one segment, one duplicate copy.
-      this.counts.duplicate += 1;
-      last.duplicated = true;
-      last.compressed ||= compressed;
-      if (receipt !== null) {
-        if (last.count === 1) last.startReceipt = Math.max(last.startReceipt ?? receipt, receipt);
-        last.endReceipt = Math.max(last.endReceipt ?? receipt, receipt);
-        last.latestReceipt = Math.max(last.latestReceipt ?? receipt, receipt);
-      }
-      return;
-    }
-    this.#lastSegment = name;
-    this.counts.segment += 1;
+    const p = { position };
+    const duplicated = copies > 1;
     if (last !== undefined && p.position <= last.end) {
       throw new ViewerError('incompatible_format', 'the store listed WAL segments out of order');
     }
@@ -171,6 +223,7 @@ export class WalArchive {
       last.end = p.position;
       last.count += 1;
       last.compressed ||= compressed;
+      last.duplicated ||= duplicated;
       last.endReceipt = receipt;
       if (receipt !== null) last.latestReceipt = Math.max(last.latestReceipt ?? receipt, receipt);
       return;
@@ -180,7 +233,7 @@ export class WalArchive {
       return;
     }
     this.#rangeCount += 1;
-    tl.ranges.push({ start: p.position, end: p.position, count: 1, startReceipt: receipt, latestReceipt: receipt, endReceipt: receipt, compressed, duplicated: false });
+    tl.ranges.push({ start: p.position, end: p.position, count: 1, startReceipt: receipt, latestReceipt: receipt, endReceipt: receipt, compressed, duplicated });
   }
 
   /**
@@ -190,6 +243,9 @@ export class WalArchive {
    * not list in order.
    */
   append(next: WalArchive): void {
+    this.finish();
+    next.finish();
+    this.unrestorableSegments += next.unrestorableSegments;
     for (const k of Object.keys(this.counts) as (keyof WalCounts)[]) this.counts[k] += next.counts[k];
     this.implausibleSegments += next.implausibleSegments;
     if (next.latestReceipt !== null && (this.latestReceipt === null || next.latestReceipt > this.latestReceipt)) this.latestReceipt = next.latestReceipt;

@@ -56,12 +56,25 @@ export interface ScopeAccess {
  */
 export type WalEntry =
   /** A whole segment. `sizeOk` is the format's judgement of its listed size (true when sizes are not judged). */
-  | { readonly kind: 'segment'; readonly name: string; readonly compressed: boolean; readonly sizeOk: boolean; readonly receivedAt: number | null }
-  | { readonly kind: 'partial'; readonly name: string; readonly receivedAt: number | null }
+  | { readonly kind: 'segment'; readonly name: string; readonly compressed: boolean; readonly sizeOk: boolean; readonly receivedAt: number | null; readonly restore?: RestoreChoice }
+  /** A `.partial` segment; with `restore`, the format's restore tool may take it for a whole segment of its name. */
+  | { readonly kind: 'partial'; readonly name: string; readonly receivedAt: number | null; readonly restore?: RestoreChoice }
   | { readonly kind: 'backup-history'; readonly receivedAt: number | null }
   /** A timeline history file, to be read through the format. */
   | { readonly kind: 'history'; readonly timeline: number; readonly ref: HistoryRef; readonly receivedAt: number | null }
   | { readonly kind: 'unknown'; readonly receivedAt: number | null };
+
+/**
+ * How the format's own restore tool chooses among the copies of one WAL name (stored under several
+ * keys): it takes the copy of the lowest `rank`, the first listed among equals, and refuses to
+ * choose when copies carry different `identity` values (a checksum in the key). Evidence counts a
+ * position as present only when the copy the tool would take is a plausible whole segment.
+ * Absent: rank 0, no identity.
+ */
+export interface RestoreChoice {
+  readonly rank: number;
+  readonly identity: string | null;
+}
 
 /** Where a history file is and how it is stored: the format's own, opaque to evidence. */
 export interface HistoryRef {
@@ -107,6 +120,11 @@ export interface FormatBackup {
   readonly otherwise: FormatVerdict;
   /** The format recorded the backup as completed (barman-cloud: `DONE`). */
   readonly completed: boolean;
+  /**
+   * Completed, or its status cannot be read (metadata present but unreadable, malformed, or behind
+   * a cipher): it may be a completed backup, and the summaries count it as one (never healthier).
+   */
+  readonly mayHaveCompleted: boolean;
   /** Kept by the operator only up to its consistency point (barman-cloud: `keep:standalone`). */
   readonly standalone: boolean;
   /** Values that contradict nothing else in the metadata (null otherwise). */

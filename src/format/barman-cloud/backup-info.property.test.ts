@@ -190,7 +190,11 @@ function model(f: FieldStates): BackupInfo {
   if (present(f.snapshots_info) || mode?.startsWith('snapshot') === true) backupType = 'snapshot';
   else if (mode?.startsWith('rsync') === true) backupType = 'rsync';
   else if (present(f.parent_backup_id)) backupType = 'incremental';
-  else if (f.mode.kind !== 'garbage') backupType = 'full';
+  else if (f.mode.kind === 'absent') {
+    // Barman always writes the line (mode=None for a cloud backup): without it the type is unknown.
+    backupType = null;
+    problems.push({ field: 'mode', problem: 'missing' });
+  } else if (f.mode.kind !== 'garbage') backupType = 'full';
   else {
     backupType = null;
     problems.push({ field: 'mode', problem: 'invalid' });

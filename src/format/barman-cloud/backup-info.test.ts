@@ -199,10 +199,20 @@ describe('hostile backup.info files are rejected with a typed reason', () => {
     it(what, () => assert.deepEqual(parseBackupInfo(bytes), { ok: false, reason }));
   }
 
-  it('an empty file parses to nothing known, each required field missing', () => {
+  it('an empty file parses to nothing known, each required field missing (mode among them: Barman always writes it)', () => {
     const r = parseBackupInfo(new Uint8Array());
     assert.ok(r.ok);
-    assert.equal(r.ok && r.info.problems.length, 8);
+    assert.equal(r.ok && r.info.problems.length, 9);
+    assert.equal(r.ok && r.info.backupType, null);
+    assert.ok(r.ok && r.info.problems.some((p) => p.field === 'mode' && p.problem === 'missing'));
+  });
+
+  it('a file without a mode line is no full backup: its type is unknown', () => {
+    const withoutMode = new TextDecoder().decode(enc(REAL)).split('\n').filter((l) => !l.startsWith('mode=')).join('\n');
+    const r = parseBackupInfo(enc(withoutMode));
+    assert.ok(r.ok);
+    assert.equal(r.ok && r.info.backupType, null);
+    assert.equal(r.ok && r.info.status, 'DONE');
   });
 });
 

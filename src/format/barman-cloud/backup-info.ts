@@ -178,7 +178,12 @@ function backupTypeOf(r: FieldReader, snapshot: boolean): BackupType | null {
   if (typeof mode === 'string' && mode.startsWith('rsync')) return 'rsync';
   if (typeof parent === 'string') return 'incremental';
   // Direct cloud backups write mode=None; a hook upload carries the Barman server's mode.
-  if (mode === undefined || mode === null || mode === 'postgres' || mode === 'concurrent' || mode === 'exclusive' || mode === 'passive') return 'full';
+  // Barman always writes the line (mode=None for a direct cloud backup): without it the type is unknown.
+  if (mode === undefined) {
+    r.problems.push({ field: 'mode', problem: 'missing' });
+    return null;
+  }
+  if (mode === null || mode === 'postgres' || mode === 'concurrent' || mode === 'exclusive' || mode === 'passive') return 'full';
   r.problems.push({ field: 'mode', problem: 'invalid' });
   return null;
 }

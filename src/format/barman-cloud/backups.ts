@@ -169,6 +169,8 @@ export function formatBackup(dir: BackupDirectory, parsed: BackupInfoResult | nu
     unplaceable: verdict('unknown', 'backup-info-invalid'),
     otherwise: otherwise(dir, info, keep),
     completed: info?.status === 'DONE',
+    // backup.info is there but says nothing readable about the status: it may be a DONE one.
+    mayHaveCompleted: info?.status === 'DONE' || (parsed !== null && (parsed.ok === false || info?.status === null)),
     standalone: keep === 'standalone',
     trusted: { timeline: trusted?.timeline ?? null, endLsn: trusted?.endLsn ?? null, endAt: trusted?.endAt ?? null },
     // As barman-cloud-backup-list shows it: the name, and the archival status KEEP:FULL or KEEP:STANDALONE.

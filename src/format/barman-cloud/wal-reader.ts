@@ -5,7 +5,7 @@
  * entries; history files read and decompressed in any of the six compressions. Also what lies
  * under a server prefix beside `base/` and `wals/`. Design: docs/design/evidence.md §The scan.
  */
-import type { ListedObject, ScopeAccess, WalEntry, HistoryBytes, HistoryRef } from '../seam.ts';
+import type { ListedObject, ScopeAccess, WalEntry, HistoryBytes, HistoryRef, RestoreChoice } from '../seam.ts';
 import { classifyKey, WAL_COMPRESSIONS, type WalCompression } from './classify.ts';
 import { decompress } from './decompress.ts';
 import { segmentSizePlausible } from './size-floors.ts';
@@ -15,15 +15,25 @@ export function walDirectories(access: ScopeAccess): Promise<string[]> {
   return access.folders('wals/');
 }
 
+/**
+ * barman-cloud-wal-restore lists the keys that begin with the WAL name in key order and takes the
+ * first one with a suffix (any compression, or `.partial`, compressed or not); the bare name only
+ * when no such key exists: an exact match does not end its loop (`CloudWalDownloader.download_wal`,
+ * Barman 3.4 to 3.17; 3.4 knew only `.gz`, `.bz2`, `.snappy`, and a repository holding the newer
+ * suffixes was written by a Barman that restores them too). D-85.
+ */
+const TAKEN_FIRST: RestoreChoice = { rank: 0, identity: null };
+const TAKEN_LAST: RestoreChoice = { rank: 1, identity: null };
+
 /** A classified key of the WAL area as the seam's neutral entry; sizes judged only when `segmentSize` is known. */
 export function walEntry(obj: ListedObject, segmentSize: number | null): WalEntry {
   const c = classifyKey(obj.key);
   const receivedAt = obj.receivedAt;
   switch (c.kind) {
     case 'wal-segment':
-      return { kind: 'segment', name: c.walName, compressed: c.compression !== null, sizeOk: segmentSize === null || segmentSizePlausible(obj.size, c.compression, segmentSize), receivedAt };
+      return { kind: 'segment', name: c.walName, compressed: c.compression !== null, sizeOk: segmentSize === null || segmentSizePlausible(obj.size, c.compression, segmentSize), receivedAt, restore: c.compression === null ? TAKEN_LAST : TAKEN_FIRST };
     case 'wal-partial':
-      return { kind: 'partial', name: c.walName, receivedAt };
+      return { kind: 'partial', name: c.walName, receivedAt, restore: TAKEN_FIRST };
     case 'wal-backup-history':
       return { kind: 'backup-history', receivedAt };
     case 'wal-history':

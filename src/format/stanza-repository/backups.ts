@@ -225,6 +225,7 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
     unplaceable: verdict('unknown', 'backup-info-invalid'),
     otherwise: otherwiseVerdict(d, e, stanza),
     completed: true,
+    mayHaveCompleted: true,
     standalone: false,
     trusted: { timeline: fields.timeline, endLsn: trusted ? e.lsnStop : null, endAt: fields.end_at },
     label: NO_LABEL,
@@ -284,6 +285,7 @@ function unlistedBackup(d: Examined, catalog: 'readable' | 'encrypted' | 'unread
     otherwise: decided,
     // backup.manifest is written only when a backup completes; with no readable catalog that is all there is to go by.
     completed: catalog !== 'readable' && d.hasManifest,
+    mayHaveCompleted: catalog !== 'readable' && d.hasManifest,
     standalone: false,
     trusted: { timeline: null, endLsn: null, endAt: null },
     label: NO_LABEL,

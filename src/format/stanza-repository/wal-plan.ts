@@ -52,13 +52,20 @@ export function segmentSizePlausible(size: number, compression: WalCompression |
   return compression === null && !encrypted ? size === segmentSize : size >= floor;
 }
 
+/** The SHA-1 a segment's key carries (`<24 hex>-<40 hex>[.ext]`), or null. */
+function checksumOf(key: string): string | null {
+  const file = key.slice(key.lastIndexOf('/') + 1);
+  return file.length >= 65 && file[24] === '-' ? file.slice(25, 65) : null;
+}
+
 /** A key of the current archive id as the seam's neutral entry. */
 export function walEntry(obj: ListedObject, area: string, segmentSize: number | null, encrypted: boolean): WalEntry {
   const c = classifyWalKey(obj.key.slice(area.length));
   const receivedAt = obj.receivedAt;
   switch (c.kind) {
     case 'segment':
-      return { kind: 'segment', name: c.walName, compressed: c.compression !== null, sizeOk: segmentSize === null || segmentSizePlausible(obj.size, c.compression, segmentSize, encrypted), receivedAt };
+      // archive-get refuses a segment stored under two different checksums (ArchiveDuplicateError, D-85).
+      return { kind: 'segment', name: c.walName, compressed: c.compression !== null, sizeOk: segmentSize === null || segmentSizePlausible(obj.size, c.compression, segmentSize, encrypted), receivedAt, restore: { rank: 0, identity: checksumOf(obj.key) } };
     case 'partial':
       return { kind: 'partial', name: c.walName, receivedAt };
     case 'backup-history':
