@@ -30,6 +30,7 @@ import { wireViolations, type Violation } from '../contract/validate.ts';
 import type { GapMemory } from '../evidence/gaps.ts';
 import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
 import { reasonFor, summarize, type Expectations, type FormatTraits } from '../evidence/summary.ts';
+import { disagreements } from '../evidence/agreement.ts';
 
 export interface PublicationIdentity {
   readonly cluster: { readonly namespace: string; readonly uid: string; readonly name: string | null };
@@ -292,7 +293,8 @@ export class Publisher {
     };
     const candidate = this.#publish(snapshot, backups, ranges, gaps, paths);
     // Evidence the wire cannot carry never replaces evidence it could: a failed attempt instead.
-    if (candidate.violations.length > 0) return this.#failed('incompatible_format', INVALID, attempt, { ranges: false, diagnostics: false });
+    // So is a generation whose summaries are healthier than its items (evidence/agreement.ts).
+    if (candidate.violations.length > 0 || disagreements(e, s).length > 0) return this.#failed('incompatible_format', INVALID, attempt, { ranges: false, diagnostics: false });
     this.#completeSnapshot = snapshot;
     this.#completeEvidence = e;
     this.#gapMemory = e.gapMemory;
