@@ -83,7 +83,7 @@ function channel(child: ChildProcess, name: string) {
 export async function measureConsumer(o: { readonly dir: string; readonly rounds: number; readonly log: (line: string) => void }): Promise<ConsumerRounds> {
   const socket = join(o.dir, 'consumer.sock');
   const token = join(o.dir, 'consumer-token');
-  writeFileSync(token, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+  writeFileSync(token, randomBytes(32).toString('base64url'), { mode: 0o600 });
   const server = fork(CHILD, ['serve', socket, token, String(GAPS), String(BACKUPS)], { execArgv: [], stdio: ['ignore', openSync(join(o.dir, 'consumer-sidecar.log'), 'w'), 'pipe', 'ipc'] });
   const sidecar = channel(server, 'sidecar');
   try {

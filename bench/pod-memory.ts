@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     chownSync(p, 0, SHARED_GID);
     chmodSync(p, mode);
   };
-  writeFileSync(join(WORK, 'token'), `${TOKEN}\n`);
+  writeFileSync(join(WORK, 'token'), TOKEN);
   shared(join(WORK, 'token'), 0o440);
   for (const f of ['access-key-id', 'secret-access-key']) {
     writeFileSync(join(WORK, 'store', f), 'bench\n');

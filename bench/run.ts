@@ -414,7 +414,7 @@ async function main(): Promise<void> {
     // The evidence API against a bare server with the same bytes, then paging.
     log(`\nAPI: ${RSS_ROUNDS} rounds of ${API_REQUESTS} snapshot requests, 16 keep-alive clients, Unix socket`);
     const token = join(dir, 'token');
-    writeFileSync(token, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+    writeFileSync(token, randomBytes(32).toString('base64url'), { mode: 0o600 });
     const evidenceSocket = join(dir, 'evidence.sock');
     stops.push((await start([join(HERE, 'api-server.ts'), 'evidence', evidenceSocket, token, '100000'], /ready/, join(dir, 'evidence.log'))).stop);
     const snapshotBytes = await run('curl', ['-sf', '--unix-socket', evidenceSocket, '-H', `Authorization: Bearer ${readFileSync(token, 'utf8').trim()}`, 'http://sidecar/api/v1alpha1/snapshot', '-o', join(dir, 'body')]);

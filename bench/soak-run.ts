@@ -178,7 +178,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     chmodSync(dir, 0o2770);
     const socketPath = join(dir, 'evidence.sock');
     const tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o440 });
+    writeFileSync(tokenFile, randomBytes(32).toString('base64url'), { mode: 0o440 });
     chmodSync(tokenFile, 0o440);
 
     // The pod's heap flags; --expose-gc lets the soak ask for the heap after a full collection,

@@ -89,7 +89,7 @@ export interface EvidenceSourceOptions {
 
 export const SOURCE_DEFAULTS = { intervalMs: 15_000, jitter: 0.2, maxRestarts: 5, backoffBaseMs: 250, backoffMaxMs: 5_000 } as const;
 
-/** Reads the pod-local token file: a regular file (no link followed), one canonical token. */
+/** Reads the pod-local token file: a regular file (no link followed) holding exactly one canonical token, no trailing newline (D-78). */
 export async function readConsumerToken(path: string): Promise<string | null> {
   let handle;
   try {

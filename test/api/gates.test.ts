@@ -1,6 +1,7 @@
 /**
  * The sidecar's startup gates on real files, directories and sockets: the token file (link, type,
- * mode, size, canonical token, one trailing newline), the socket directory (link, type, setgid,
+ * mode, size, exactly one canonical token: a trailing newline refused with how to write the file
+ * without one, D-78), the socket directory (link, type, setgid,
  * mode, group) and the socket path (link, non-socket, live socket, stale socket removed).
  */
 import assert from 'node:assert/strict';
@@ -34,9 +35,24 @@ const refused = async (p: Promise<unknown>, pattern: RegExp) => {
 };
 
 describe('token file gate', () => {
-  it('accepts a canonical token, with or without one trailing newline', async () => {
-    assert.equal(await readTokenFile(tokenFile(TOKEN)), TOKEN);
-    assert.equal(await readTokenFile(tokenFile(`${TOKEN}\n`)), TOKEN);
+  it('accepts exactly the 43 bytes of a canonical token', async () => {
+    const path = tokenFile(TOKEN);
+    assert.equal(statSync(path).size, 43);
+    assert.equal(await readTokenFile(path), TOKEN);
+  });
+
+  it('refuses a trailing newline (LF or CRLF), saying how to write the file without one and never echoing the token', async () => {
+    for (const ending of ['\n', '\r\n']) {
+      await assert.rejects(readTokenFile(tokenFile(`${TOKEN}${ending}`)), (e: unknown) => {
+        assert.ok(e instanceof GateError);
+        assert.match(e.message, /^token file: ends with a line break/);
+        assert.match(e.message, /printf '%s'/);
+        assert.match(e.message, /echo -n/);
+        assert.match(e.message, /--from-literal/);
+        assert.ok(!e.message.includes(TOKEN) && !e.message.includes(TOKEN.slice(0, 8)), 'the token is never echoed');
+        return true;
+      });
+    }
   });
 
   it('refuses every other shape', async () => {
@@ -48,7 +64,9 @@ describe('token file gate', () => {
     await refused(readTokenFile(tokenFile(`${TOKEN}=`)), /canonical/);
     await refused(readTokenFile(tokenFile(TOKEN.slice(1))), /canonical/);
     await refused(readTokenFile(tokenFile(`${TOKEN.slice(0, -1)}F`)), /canonical/);
-    await refused(readTokenFile(tokenFile(`${TOKEN}\r\n`)), /canonical/);
+    await refused(readTokenFile(tokenFile(`\n${TOKEN}`)), /canonical/);
+    await refused(readTokenFile(tokenFile(`${TOKEN} `)), /canonical/);
+    await refused(readTokenFile(tokenFile(`${TOKEN}\r`)), /canonical/);
     await refused(readTokenFile(tokenFile('x'.repeat(129))), /larger than 128/);
     const link = fresh();
     symlinkSync(tokenFile(TOKEN), link);

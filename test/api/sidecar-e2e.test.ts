@@ -1,7 +1,8 @@
 /**
  * The real executable in sidecar mode on the real fixed path, `/var/run/viewer/evidence.sock`,
  * inside a private mount namespace (`unshare -m`, CI runs as root) so the host's /run is never
- * touched: gates pass, the socket appears with mode 0660, `viewer probe` reports live, the API
+ * touched: gates pass (and refuse a token file ending with a newline, for the sidecar and the
+ * probe alike), the socket appears with mode 0660, `viewer probe` reports live, the API
  * answers over the socket with curl, readiness is false while the store is unreachable, and
  * SIGTERM removes the socket.
  */
@@ -19,7 +20,8 @@ set -u
 mount -t tmpfs tmpfs /run
 mkdir -p /run/viewer /run/secrets
 chmod 2770 /run/viewer
-printf '%s\\n' "$TOKEN" > /run/secrets/token && chmod 0440 /run/secrets/token
+printf '%s' "$TOKEN" > /run/secrets/token && chmod 0440 /run/secrets/token
+printf '%s\\n' "$TOKEN" > /run/secrets/token-newline && chmod 0440 /run/secrets/token-newline
 printf 'AKIAEXAMPLEKEY\\n' > /run/secrets/id && printf 'example-secret-value\\n' > /run/secrets/secret
 export RUNTIME_MODE=sidecar REPOSITORY_FORMAT=archive-cloud PROVIDER=store-a DESTINATION_PATH=s3://acme-bucket/secret-prefix
 export ARCHIVE_SERVER_NAMES=pg-main EVIDENCE_TOKEN_FILE=/run/secrets/token CLUSTER_NAMESPACE=databases
@@ -32,6 +34,8 @@ for i in $(seq 1 100); do [ -S /var/run/viewer/evidence.sock ] && break; sleep 0
 echo "mode=$(stat -c %a /var/run/viewer/evidence.sock)"
 (unset RUNTIME_MODE DESTINATION_PATH; "$NODE" bin/viewer.js probe; echo "probe=$?")
 (EVIDENCE_TOKEN_FILE=/run/secrets/missing "$NODE" bin/viewer.js probe; echo "probe-without-token=$?")
+(EVIDENCE_TOKEN_FILE=/run/secrets/token-newline "$NODE" bin/viewer.js probe; echo "probe-newline=$?")
+(EVIDENCE_TOKEN_FILE=/run/secrets/token-newline "$NODE" bin/viewer.js 2> /run/refused.log; echo "refused=$?"; echo "refused-line=$(cat /run/refused.log)")
 sleep 1
 echo "healthz=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket /var/run/viewer/evidence.sock -H "Authorization: Bearer $TOKEN" http://sidecar/healthz)"
 echo "readyz=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket /var/run/viewer/evidence.sock -H "Authorization: Bearer $TOKEN" http://sidecar/readyz)"
@@ -50,6 +54,10 @@ describe('sidecar on the fixed socket path', { skip: available ? false : 'unshar
     assert.equal(field('mode'), '660', out + r.stderr);
     assert.equal(field('probe'), '0');
     assert.equal(field('probe-without-token'), '1');
+    // A token followed by a newline: the probe fails, and a sidecar refuses to start, saying how to write the file (D-78).
+    assert.equal(field('probe-newline'), '1');
+    assert.equal(field('refused'), '78', out + r.stderr);
+    assert.match(field('refused-line') ?? '', /^viewer: sidecar refused to start: token file: ends with a line break; .*printf '%s'/);
     assert.equal(field('healthz'), '200');
     assert.equal(field('readyz'), '503', 'the store is unreachable, so not ready');
     assert.equal(field('noauth'), '401');

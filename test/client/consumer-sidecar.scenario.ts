@@ -98,7 +98,7 @@ describe('the consumer library and console against the real sidecar on the fixed
     mkdirSync(SECRETS, { recursive: true });
     writeFileSync(join(SECRETS, 'id'), `${repos.accessKeyId}\n`);
     writeFileSync(join(SECRETS, 'secret'), `${repos.secretAccessKey}\n`);
-    writeFileSync(TOKEN_FILE, `${TOKEN}\n`);
+    writeFileSync(TOKEN_FILE, TOKEN);
     chmodSync(TOKEN_FILE, 0o440);
     mkdirSync('/run/viewer', { recursive: true });
     chmodSync('/run/viewer', 0o2770);

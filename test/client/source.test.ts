@@ -341,7 +341,12 @@ describe('consumer poller against the evidence API', () => {
       const bad = new EvidenceSource({ config: config(p.socketPath, { tokenFile: join(dir, 'bad') }) });
       await bad.poll();
       assert.equal(bad.status().reason, 'token-unreadable');
-      writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+      // The sidecar refuses a token followed by a newline (D-78); the consumer reads the same file the same way.
+      writeFileSync(join(dir, 'newline'), `${TOKEN}\n`);
+      const newline = new EvidenceSource({ config: config(p.socketPath, { tokenFile: join(dir, 'newline') }) });
+      await newline.poll();
+      assert.equal(newline.status().reason, 'token-unreadable');
+      writeFileSync(join(dir, 'token'), TOKEN);
       await missing.poll();
       assert.deepEqual([missing.status().state, missing.status().reason], ['available', 'current']);
     } finally {

@@ -58,7 +58,7 @@ describe('podman kube play of the manifests (overlays/podman)', { skip: skipPodm
       chmodSync(path, mode);
     };
     shared(join(dir, 'socket'), 0o2770);
-    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    writeFileSync(join(dir, 'token'), TOKEN);
     shared(join(dir, 'token'), 0o440);
     writeFileSync(join(dir, 'store', 'access-key-id'), `${repos.accessKeyId}\n`);
     writeFileSync(join(dir, 'store', 'secret-access-key'), `${repos.secretAccessKey}\n`);

@@ -114,7 +114,7 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     mkdirSync(socketHost);
     shared(socketHost, 0o2770);
     tokenHost = join(work, 'token');
-    writeFileSync(tokenHost, `${TOKEN}\n`);
+    writeFileSync(tokenHost, TOKEN);
     shared(tokenHost, 0o440);
     mkdirSync(join(work, 'store'));
     writeFileSync(join(work, 'store', 'access-key-id'), `${repos.accessKeyId}\n`);
@@ -231,7 +231,7 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     const secretDir = join(work, 'secret-volume');
     const data = join(secretDir, '..2026_11_24_00_00_00.000000000');
     mkdirSync(data, { recursive: true });
-    writeFileSync(join(data, 'token'), `${TOKEN}\n`);
+    writeFileSync(join(data, 'token'), TOKEN);
     shared(join(data, 'token'), 0o440);
     symlinkSync('..2026_11_24_00_00_00.000000000', join(secretDir, '..data'));
     symlinkSync('..data/token', join(secretDir, 'token'));
@@ -251,7 +251,7 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     // Tokens viewer's own user can read, so that the rule under test is the only obstacle.
     const own = (name: string, mode: number) => {
       const path = join(work, name);
-      writeFileSync(path, `${TOKEN}\n`);
+      writeFileSync(path, TOKEN);
       chownSync(path, VIEWER_UID, SHARED_GID);
       chmodSync(path, mode);
       return path;

@@ -26,7 +26,7 @@ set -eu
 mount -t tmpfs tmpfs /run
 mkdir -p /run/viewer /run/secrets
 chmod 2770 /run/viewer
-printf '%s\\n' "$TOKEN" > /run/secrets/token && chmod 0440 /run/secrets/token
+printf '%s' "$TOKEN" > /run/secrets/token && chmod 0440 /run/secrets/token
 printf '%s\\n' "$KEY_ID" > /run/secrets/id && printf '%s\\n' "$SECRET" > /run/secrets/secret
 unset TOKEN KEY_ID SECRET
 export RUNTIME_MODE=sidecar REPOSITORY_FORMAT=archive-cloud PROVIDER=store-a
