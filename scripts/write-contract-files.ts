@@ -1,12 +1,15 @@
 /**
  * Writes the generated contract files: `schemas/v1alpha1/<Kind>.schema.json` from the TypeBox
  * definitions, `examples/wire/{valid,invalid}/*.json` from `src/contract/examples.ts`, and the
- * precompiled validator module `src/contract/wire-validators.generated.cjs`.
+ * precompiled validator module `src/contract/wire-validators.generated.cjs`; and the precompiled
+ * validators of what viewer keeps beside the wire (`src/evidence/memory-validators.generated.cjs`,
+ * from `src/evidence/memory-schema.ts`: the memory document and `viewer scan`'s observations).
  * `npm run contract` after changing any of their sources; a test fails while the files are out of date.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contractFiles, GENERATED_DIRS } from '../src/contract/files.ts';
+import { MEMORY_VALIDATOR_MODULE, memoryValidatorSource } from '../src/evidence/memory-validator-build.ts';
 
 const root = join(import.meta.dirname, '..');
 const files = contractFiles();
@@ -17,4 +20,5 @@ for (const dir of GENERATED_DIRS) {
   }
 }
 for (const [path, text] of files) writeFileSync(join(root, path), text);
-console.log(`wrote ${files.size} contract files`);
+writeFileSync(join(root, MEMORY_VALIDATOR_MODULE), memoryValidatorSource());
+console.log(`wrote ${files.size} contract files and ${MEMORY_VALIDATOR_MODULE}`);

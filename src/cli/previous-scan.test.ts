@@ -1,7 +1,9 @@
 /**
- * `viewer scan --previous`: the memory a scan's document carries (`observations.memory`), read back
- * exactly (the continuation equals what `Publisher.nextScan` of a long-running process hands on:
- * gaps, vanished losses, frontiers, completed backups), a resumed publisher, and every refusal.
+ * `viewer scan --previous`: the memory a scan's document carries (`observations.memory`, the memory
+ * module's document), read back exactly (the continuation's memory equals what `Publisher.nextScan`
+ * of a long-running process hands on: gaps, vanished losses, frontiers, completed backups, the
+ * generation), a resumed publisher, and every refusal: the wire validator for the snapshot and the
+ * items, the observations' schema, the memory module for the memory, and what ties them together.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StoreError } from '../common/errors.ts';
-import type { GapMemory } from '../evidence/gaps.ts';
 import { BudgetMeter } from '../evidence/listing.ts';
+import { memoryDocument } from '../evidence/memory.ts';
 import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
@@ -20,7 +22,7 @@ import type { StoreDriver } from '../store/driver.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { walName } from '../postgres/wal.ts';
 import { scanDocument } from './commands/scan.ts';
-import { loadPreviousScan, memoryObservation, readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from './previous-scan.ts';
+import { loadPreviousScan, readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from './previous-scan.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'p/pg-main/';
@@ -43,15 +45,9 @@ const scan = (driver: StoreDriver, p: Publisher): Promise<ScopeEvidence> =>
 
 const attempt = (min: number) => ({ startedAt: at(min), finishedAt: at(min + 1), pages: 2, objects: 20 });
 
-/**
- * The document `viewer scan` prints, with the wiring proposed for scan.ts: `memory` beside the gap
- * classes, and a run without a complete scan of its own printing the observations it continued from.
- */
+/** The document `viewer scan` prints; a run without a complete scan of its own prints the observations it continued from. */
 function documentOf(p: Publication, evidence: ScopeEvidence | null, continuation: Continuation | null = null): string {
-  const doc = JSON.parse(scanDocument(p, evidence)) as { observations: Record<string, unknown> | null };
-  if (evidence !== null && doc.observations !== null && doc.observations['memory'] === undefined) doc.observations = { ...doc.observations, memory: memoryObservation(evidence) };
-  if (evidence === null && p.generation > 0) doc.observations = continuation?.observations ?? null;
-  return JSON.stringify(doc);
+  return scanDocument(p, evidence, null, continuation?.observations ?? null);
 }
 
 /** One complete generation of `p` over `store`, and its document. */
@@ -74,22 +70,14 @@ function withoutRevision(text: string): Doc {
   return { ...doc, snapshot: { ...doc.snapshot, revision: 0 } };
 }
 
-const byPosition = (gaps: readonly GapMemory[]) => [...gaps].sort((a, b) => a.timeline - b.timeline || a.start - b.start);
-
-/** The continuation hands on exactly what the long-running publisher's `nextScan` does. */
+/** The continuation hands on exactly what the long-running publisher's `nextScan` does, and so does a publisher resumed from it. */
 function assertSameMemory(c: Continuation, p: Publisher) {
   const next = p.nextScan;
-  assert.equal(c.generation + 1, next.generation);
-  assert.deepEqual(byPosition(c.previousGaps), byPosition(next.previousGaps));
-  assert.deepEqual(c.previousFrontiers, next.previousFrontiers);
-  assert.deepEqual(c.previousCompletedBackups, next.previousCompletedBackups);
+  assert.equal(c.generation, next.previous.generation);
+  assert.deepEqual(c.memory, next.previous);
   const resumed = newPublisher();
   resumed.resume(c);
-  const again = resumed.nextScan;
-  assert.equal(again.generation, next.generation);
-  assert.deepEqual(byPosition(again.previousGaps), byPosition(next.previousGaps));
-  assert.deepEqual(again.previousFrontiers, next.previousFrontiers);
-  assert.deepEqual(again.previousCompletedBackups, next.previousCompletedBackups);
+  assert.deepEqual(resumed.nextScan, next);
 }
 
 /** Segments 1..30 of timeline 1 a minute apart, 12 missing; a completed, a failed and an abandoned backup. */
@@ -110,13 +98,22 @@ async function validDocument(): Promise<{ text: string; doc: Doc }> {
   return { text, doc: JSON.parse(text) as Doc };
 }
 
+type Obj = Record<string, unknown>;
+interface MemoryDoc extends Obj {
+  identity: Obj;
+  generation: number;
+  segment_size_bytes: number | null;
+  frontiers: Obj[];
+  gaps: Obj[];
+  completed_backups: string[];
+}
 interface Doc {
-  snapshot: { revision: number; evidence_generation: number; identity: { repository: { scope: { name: string } } } } & Record<string, unknown>;
-  backups: Record<string, unknown>[];
-  wal_ranges: Record<string, unknown>[];
-  wal_gaps: Record<string, unknown>[];
-  recovery_paths: Record<string, unknown>[];
-  observations: (Record<string, unknown> & { wal_gap_classes: Record<string, unknown>[]; memory: { segment_size_bytes: number | null; frontiers: Record<string, unknown>[]; vanished_gaps: Record<string, unknown>[] } & Record<string, unknown> }) | null;
+  snapshot: { revision: number; evidence_generation: number; identity: { repository: { scope: { name: string } } } } & Obj;
+  backups: Obj[];
+  wal_ranges: Obj[];
+  wal_gaps: Obj[];
+  recovery_paths: Obj[];
+  observations: (Obj & { wal_gap_classes: Obj[]; memory: MemoryDoc }) | null;
 }
 
 function refused(text: string, reason: string, expected: ExpectedScope = EXPECTED) {
@@ -126,16 +123,27 @@ function refused(text: string, reason: string, expected: ExpectedScope = EXPECTE
 }
 
 describe('observations.memory', () => {
-  it('carries the segment size, the frontiers by timeline and no vanished gap after a plain scan', async () => {
+  it('is the memory module\'s document of the generation: its scope, the gap, the frontier, the completed backups (DONE only)', async () => {
     const { store } = repository();
-    const { evidence } = await generation(store, newPublisher(), 40);
-    assert.deepEqual(memoryObservation(evidence), { segment_size_bytes: 16 << 20, frontiers: [{ timeline: 1, last_position: 30 }], vanished_gaps: [] });
-    assert.deepEqual(Object.keys(memoryObservation(evidence)), ['segment_size_bytes', 'frontiers', 'vanished_gaps']);
+    const p = newPublisher();
+    const { text } = await generation(store, p, 40);
+    const memory = (JSON.parse(text) as Doc).observations?.memory;
+    assert.deepEqual(memory, memoryDocument(p.memory));
+    assert.deepEqual(memory, {
+      kind: 'EvidenceMemory',
+      version: 1,
+      identity: { destination_fingerprint: FINGERPRINT, format: 'archive-cloud', server: 'pg-main' },
+      generation: 1,
+      segment_size_bytes: 16 << 20,
+      frontiers: [{ timeline: 1, last_position: 30 }],
+      gaps: [{ timeline: 1, start_position: 12, end_position: 12, first_observed_generation: 1, last_observed_generation: 1, first_observed_at: null, status: 'candidate', class: 'unexplained' }],
+      completed_backups: ['20261121T130100'],
+    });
   });
 });
 
 describe('readPreviousScan reads back exactly what a long-running process remembers', () => {
-  it('after one generation: the gap with its class and generations, the frontier, the completed backups (DONE only)', async () => {
+  it('after one generation: the gap with its class and generations, the frontier, the completed backups', async () => {
     const { store } = repository();
     const p = newPublisher();
     const { text, publication } = await generation(store, p, 40);
@@ -143,9 +151,8 @@ describe('readPreviousScan reads back exactly what a long-running process rememb
     assert.equal(c.revision, publication.revision);
     assert.equal(c.generation, 1);
     assert.equal(c.completedAt, at(41).toISOString());
-    assert.deepEqual([...c.previousCompletedBackups], ['20261121T130100']);
-    assert.deepEqual(c.previousGaps, [{ timeline: 1, start: 12, end: 12, firstObservedGeneration: 1, status: 'candidate', class: 'unexplained' }]);
-    assert.deepEqual(c.previousCompletedBackups, p.evidence?.completedBackupIds);
+    assert.deepEqual([...c.memory.completedBackups], ['20261121T130100']);
+    assert.deepEqual(c.memory.gaps, [{ timeline: 1, start: 12, end: 12, firstObservedGeneration: 1, lastObservedGeneration: 1, firstObservedAt: null, status: 'candidate', class: 'unexplained' }]);
     assertSameMemory(c, p);
   });
 
@@ -165,8 +172,10 @@ describe('readPreviousScan reads back exactly what a long-running process rememb
     assert.equal(third.evidence.vanishedGaps, 1);
     assert.equal(third.evidence.frontierRegressed, true);
     assert.deepEqual(third.publication.walGaps, []);
-    const memory = memoryObservation(third.evidence);
-    assert.deepEqual(memory, { segment_size_bytes: 16 << 20, frontiers: [{ timeline: 1, last_position: 30 }], vanished_gaps: [{ timeline: 1, start_position: 12, end_position: 12, first_observed_generation: 1 }] });
+    const memory = memoryDocument(third.evidence.memory);
+    // The vanished loss keeps the generations it was last observed in; the frontier its high-water mark.
+    assert.deepEqual([memory.generation, memory.segment_size_bytes, memory.frontiers], [3, 16 << 20, [{ timeline: 1, last_position: 30 }]]);
+    assert.deepEqual(memory.gaps.map((g) => [g.start_position, g.end_position, g.status, g.class, g.first_observed_generation, g.last_observed_generation]), [[12, 12, 'confirmed', 'unexplained', 1, 2]]);
     const c = read(third.text);
     assert.equal(c.generation, 3);
     assertSameMemory(c, p);
@@ -175,21 +184,21 @@ describe('readPreviousScan reads back exactly what a long-running process rememb
     const resumed = newPublisher();
     resumed.resume(c);
     const chained = await generation(store, resumed, 55, c);
-    assert.deepEqual(memoryObservation(chained.evidence), memoryObservation(fourth.evidence));
+    assert.deepEqual(chained.evidence.memory, fourth.evidence.memory);
     assert.equal(requireCommonSummary(chained.publication.snapshot.details).wal.reason.code, 'wal-frontier-regressed');
     assert.equal(chained.evidence.vanishedGaps, 1);
     assert.deepEqual(withoutRevision(chained.text), withoutRevision(fourth.text));
   });
 
-  it('without a known geometry: no segment size, no frontiers (and nothing to check them against)', async () => {
+  it('without a known geometry: no segment size, no frontiers', async () => {
     const store = new MemoryStore();
     const repo = new SyntheticRepository(store, ROOT);
     repo.segments(1, 1, 10, at(0), { missing: [5] });
     const p = newPublisher();
     const { evidence, text } = await generation(store, p, 40);
-    assert.deepEqual(memoryObservation(evidence), { segment_size_bytes: null, frontiers: [], vanished_gaps: [] });
+    assert.deepEqual([memoryDocument(evidence.memory).segment_size_bytes, memoryDocument(evidence.memory).frontiers], [null, []]);
     const c = read(text);
-    assert.equal(c.previousFrontiers, null);
+    assert.equal(c.memory.frontiers, null);
     assertSameMemory(c, p);
   });
 
@@ -243,7 +252,7 @@ describe('Publisher.resume', () => {
     const low = newPublisher(0);
     low.resume(read(text));
     assert.equal(low.current.revision, doc.snapshot.revision);
-    assert.equal(low.nextScan.generation, 2);
+    assert.equal(low.nextScan.previous.generation, 1);
     const high = newPublisher(doc.snapshot.revision + 1000);
     high.resume(read(text));
     assert.equal(high.current.revision, doc.snapshot.revision + 1000);
@@ -286,6 +295,8 @@ describe('readPreviousScan refuses, whole and with a fixed sentence', () => {
     change(doc);
     refused(JSON.stringify(doc), reason, expected);
   };
+  /** Damages the memory of a valid document. */
+  const memory = (reason: string, change: (m: MemoryDoc) => void) => damage(reason, (d) => d.observations !== null && change(d.observations.memory));
 
   it('what is not a scan document', async () => {
     refused('', REFUSALS.notJson);
@@ -322,7 +333,7 @@ describe('readPreviousScan refuses, whole and with a fixed sentence', () => {
     await damage(REFUSALS.counts, (d) => d.recovery_paths.pop());
   });
 
-  it('a generation 0 document with items or observations; a complete one without observations or memory', async () => {
+  it('a generation 0 document with items or observations; a complete one without observations or a memory this viewer reads', async () => {
     const p = newPublisher();
     const zero = JSON.parse(documentOf(p.fail('unavailable', attempt(1)), null)) as Doc;
     const { doc } = await validDocument();
@@ -331,53 +342,58 @@ describe('readPreviousScan refuses, whole and with a fixed sentence', () => {
     refused(JSON.stringify({ ...zero, observations: {} }), REFUSALS.observationsBeforeScan);
     await damage(REFUSALS.noObservations, (d) => (d.observations = null));
     await damage(REFUSALS.noMemory, (d) => {
-      if (d.observations !== null) delete (d.observations as Record<string, unknown>)['memory'];
+      if (d.observations !== null) delete (d.observations as Obj)['memory'];
     });
+    // The memory an earlier viewer recorded (D-71's first shape), and a memory of another version.
+    await damage(REFUSALS.noMemory, (d) => d.observations !== null && ((d.observations as Obj)['memory'] = { segment_size_bytes: 16 << 20, frontiers: [{ timeline: 1, last_position: 30 }], vanished_gaps: [] }));
+    await memory(REFUSALS.noMemory, (m) => (m['version'] = 2));
   });
 
-  it('observations of the wrong shape', async () => {
+  it('observations that fail their schema', async () => {
     const obs = (change: (o: NonNullable<Doc['observations']>) => void) => damage(REFUSALS.observations, (d) => d.observations !== null && change(d.observations));
     await damage(REFUSALS.observations, (d) => (d.observations = [] as unknown as Doc['observations']));
     await obs((o) => (o['unknown_key'] = 1));
     await obs((o) => (o['store_time_at_scan'] = 'yesterday'));
     await obs((o) => (o['archive_lag_seconds'] = -1));
+    await obs((o) => delete o['newest_wal_received_at']);
     await obs((o) => (o.wal_gap_classes[0] = { ...o.wal_gap_classes[0], class: 'fine' }));
     await obs((o) => (o.wal_gap_classes[0] = { ...o.wal_gap_classes[0], extra: 1 }));
-    await obs((o) => (o.memory = { ...o.memory, completed_backup_ids: [] } as typeof o.memory));
-    await obs((o) => (o.memory.segment_size_bytes = 1000));
-    await obs((o) => (o.memory.segment_size_bytes = null));
-    await obs((o) => o.memory.frontiers.push({ timeline: 1, last_position: 40 }));
-    await obs((o) => (o.memory.frontiers[0] = { timeline: 1, last_position: 1.5 }));
-    await obs((o) => o.memory.vanished_gaps.push({ timeline: 1, start_position: 5, end_position: 4, first_observed_generation: 1 }));
-    // Vanished losses were observed in an earlier generation than the document's.
-    await obs((o) => o.memory.vanished_gaps.push({ timeline: 1, start_position: 40, end_position: 40, first_observed_generation: 1 }));
   });
 
-  it('gaps not of the generation, and classes that do not match the gaps one to one', async () => {
+  it('a memory that fails its schema, contradicts itself, or is of another scope or generation', async () => {
+    // Its schema.
+    await memory(REFUSALS.memory, (m) => (m['completed_backup_ids'] = []));
+    await memory(REFUSALS.memory, (m) => (m.segment_size_bytes = 1000));
+    await memory(REFUSALS.memory, (m) => (m.frontiers[0] = { timeline: 1, last_position: 1.5 }));
+    await memory(REFUSALS.memory, (m) => (m.gaps[0] = { ...m.gaps[0], status: 'lost' }));
+    await memory(REFUSALS.memory, (m) => (m.gaps[0] = { ...m.gaps[0], first_observed_at: 'yesterday' }));
+    await memory(REFUSALS.memory, (m) => (m.identity = { ...m.identity, destination_fingerprint: 's3://bucket/prefix' }));
+    // Its own rules: frontiers without a segment size, out of order; gaps reversed, overlapping, or observed after the memory's generation.
+    await memory(REFUSALS.memoryInconsistent, (m) => (m.segment_size_bytes = null));
+    await memory(REFUSALS.memoryInconsistent, (m) => m.frontiers.unshift({ timeline: 2, last_position: 3 }));
+    await memory(REFUSALS.memoryInconsistent, (m) => (m.gaps[0] = { ...m.gaps[0], start_position: 13, end_position: 12 }));
+    await memory(REFUSALS.memoryInconsistent, (m) => m.gaps.push({ ...m.gaps[0], start_position: 12, end_position: 14, status: 'confirmed' }));
+    await memory(REFUSALS.memoryInconsistent, (m) => m.gaps.push({ ...m.gaps[0], start_position: 20, end_position: 20, last_observed_generation: 2 }));
+    await memory(REFUSALS.memoryInconsistent, (m) => m.completed_backups.unshift('20261121T135900'));
+    // Its scope (the snapshot's already matched) and its generation.
+    await memory(REFUSALS.memoryScope, (m) => (m.identity = { ...m.identity, server: 'pg-other' }));
+    await memory(REFUSALS.memoryScope, (m) => (m.identity = { ...m.identity, destination_fingerprint: `sha256:${'c'.repeat(64)}` }));
+    await memory(REFUSALS.memoryGeneration, (m) => (m.generation = 2));
+  });
+
+  it('gaps not of the generation, classes that do not match the gaps one to one, gaps the memory remembers otherwise', async () => {
     await damage(REFUSALS.gapGenerations, (d) => (d.wal_gaps[0] = { ...d.wal_gaps[0], last_observed_generation: 2 }));
     await damage(REFUSALS.gapClasses, (d) => d.observations?.wal_gap_classes.pop());
     await damage(REFUSALS.gapClasses, (d) => d.observations?.wal_gap_classes.push({ timeline: 1, start_position: 20, class: 'unexplained' }));
     await damage(REFUSALS.gapClasses, (d) => d.observations !== null && (d.observations.wal_gap_classes[0] = { timeline: 1, start_position: 11, class: 'unexplained' }));
-  });
-
-  it('frontiers inconsistent with the WAL ranges, vanished gaps inconsistent with gaps and ranges', async () => {
-    await damage(REFUSALS.frontiers, (d) => d.observations !== null && (d.observations.memory.frontiers = [{ timeline: 1, last_position: 29 }]));
-    await damage(REFUSALS.frontiers, (d) => d.observations !== null && (d.observations.memory.frontiers = []));
-    await damage(REFUSALS.frontiers, (d) => d.observations !== null && (d.observations.memory.segment_size_bytes = 1 << 20));
-    // A higher high-water mark and another timeline's are the memory's own.
+    await damage(REFUSALS.memoryGaps, (d) => d.observations !== null && (d.observations.wal_gap_classes[0] = { ...d.observations.wal_gap_classes[0], class: 'retention-expected' }));
+    await memory(REFUSALS.memoryGaps, (m) => (m.gaps[0] = { ...m.gaps[0], status: 'confirmed' }));
+    await memory(REFUSALS.memoryGaps, (m) => (m.gaps[0] = { ...m.gaps[0], end_position: 13 }));
+    await memory(REFUSALS.memoryGaps, (m) => m.gaps.pop());
+    // A loss the memory remembers beside the items (a vanished one) is the memory's own.
     const { doc } = await validDocument();
-    if (doc.observations !== null) doc.observations.memory.frontiers = [{ timeline: 1, last_position: 99 }, { timeline: 7, last_position: 3 }];
+    doc.observations?.memory.gaps.push({ ...doc.observations.memory.gaps[0], start_position: 20, end_position: 20, status: 'confirmed' });
     assert.ok(readPreviousScan(JSON.stringify(doc), EXPECTED).ok);
-    // Hand-made generation 2 documents (a vanished loss is from an earlier generation).
-    const second = (change: (d: Doc) => void) =>
-      damage(REFUSALS.vanished, (d) => {
-        d.snapshot.evidence_generation = 2;
-        d.wal_gaps = d.wal_gaps.map((g) => ({ ...g, last_observed_generation: 2 }));
-        change(d);
-      });
-    await second((d) => d.observations?.memory.vanished_gaps.push({ timeline: 1, start_position: 12, end_position: 12, first_observed_generation: 1 }));
-    await second((d) => d.observations?.memory.vanished_gaps.push({ timeline: 1, start_position: 3, end_position: 4, first_observed_generation: 1 }));
-    await second((d) => d.observations?.memory.vanished_gaps.push({ timeline: 1, start_position: 10, end_position: 13, first_observed_generation: 1 }));
   });
 
   it('a revision that cannot advance', async () => {

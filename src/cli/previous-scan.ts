@@ -1,87 +1,44 @@
 /**
  * `viewer scan --previous FILE`: one-shot scans (a cron job, a CI gate) chained through their own
  * output, so that each run continues from the previous one exactly as the next generation of a
- * long-running process would (D-66): the revision keeps advancing, the generation is the previous
- * one plus one, and the gaps keep their first observed generation, status and class, so a loss is
- * confirmed by the five-minute rule across runs instead of only by the sixty-minute one.
+ * long-running process would (D-66, D-71): the revision keeps advancing, the generation is the
+ * previous one plus one, and the gaps keep their first observed generation, status and class, so a
+ * loss is confirmed by the five-minute rule across runs instead of only by the sixty-minute one.
  *
- * The previous run's document is all that is read. The wire items carry the gaps with their status
- * and generations, `observations.wal_gap_classes` their classes (D-61); what the wire cannot carry
- * goes beside it in `observations.memory` (`memoryObservation`):
- *
- * ```json
- * "memory": {
- *   "segment_size_bytes": 16777216,
- *   "frontiers": [{ "timeline": 1, "last_position": 14 }],
- *   "vanished_gaps": [{ "timeline": 1, "start_position": 6, "end_position": 6, "first_observed_generation": 2 }]
- * }
- * ```
- *
- * - `segment_size_bytes` and `frontiers`: the newest position ever observed per timeline (a
- *   high-water mark, not the newest position now observed, so not derivable from `wal_ranges`),
- *   under that segment size; `null` and `[]` when no geometry was ever known. Sorted by timeline.
- * - `vanished_gaps`: remembered confirmed, unexplained losses that are no gap any more (the WAL
- *   around them vanished too); they are in no wire item. Sorted by timeline and start.
- * - The completed backups are not carried: barman-cloud counts a backup completed exactly when its
- *   `backup.info` says `status=DONE`, which is the item's `status`, so they are the backups items
- *   whose status is `DONE` (and a publication is complete only with every backup listed).
+ * The previous run's document is all that is read. Its `observations.memory` is the memory its last
+ * complete generation handed on, as the memory module writes it (`evidence/memory.ts`, the same
+ * document a `STATE_DIR` state file holds, D-80): the gaps with status, class and generations, the
+ * vanished losses, the frontiers, the completed backups, the generation and the scope. It is read by
+ * that module alone (`readMemory`: its JSON Schema, then its own rules and its scope); nothing of it
+ * is re-derived here from the wire items or a format's rules. The rest of the document is checked by
+ * the validators it was written with: the snapshot and the items by the wire's, `observations` by
+ * its schema (`evidence/memory-schema.ts`); what ties the parts together is checked here (the same
+ * scope, the items' counts, each gap item remembered as the memory says).
  *
  * `readPreviousScan` takes a document whole or not at all: anything that is not exactly such a
- * document of the configured scope (JSON, shape, the wire schemas and invariants, the identity,
- * the counts, gaps against their classes, the memory against the items) is refused with one fixed
- * sentence that never echoes the document or where it came from.
+ * document of the configured scope is refused with one fixed sentence that never echoes the
+ * document or where it came from.
  *
  * A document of a failed run is a valid previous document: it retains the last complete
- * generation's items and, written as the wiring below does, its observations, so a chain survives
+ * generation's items and, written as the scan command does, its observations, so a chain survives
  * a failed run exactly as a long-running process retains its last complete generation. A document
  * without any complete generation (generation 0) continues the revision only; its observations
  * must be null. A document with a complete generation but no observations, or observations without
- * `memory` (a viewer that did not record it), cannot be continued exactly and is refused.
+ * a memory this viewer reads (a viewer that recorded none, or another shape of it), cannot be
+ * continued exactly and is refused.
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
-import { API_VERSION, TIMESTAMP_PATTERN } from '../contract/primitives.ts';
+import { API_VERSION } from '../contract/primitives.ts';
 import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
-import type { GapClass, GapMemory } from '../evidence/gaps.ts';
-import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
+import { freshMemory, isScanObservations, readMemory, type MemoryIdentity, type MemoryRefusal } from '../evidence/memory.ts';
+import type { ScanObservationsDocument } from '../evidence/memory-schema.ts';
 import { detailsView } from '../publication/details.ts';
 import type { PublicationResume } from '../publication/publisher.ts';
-import { isValidSegmentSize, VERSION_WITH_SEGMENT_FF } from '../postgres/wal.ts';
 
-/** One timeline's high-water mark. */
-export interface FrontierObservation {
-  readonly timeline: number;
-  readonly last_position: number;
-}
-
-/** A remembered confirmed, unexplained loss that is no gap any more. */
-export interface VanishedGapObservation {
-  readonly timeline: number;
-  readonly start_position: number;
-  readonly end_position: number;
-  readonly first_observed_generation: number;
-}
-
-/** `observations.memory`: what the next generation needs that no wire item carries. */
-export interface MemoryObservation {
-  readonly segment_size_bytes: number | null;
-  readonly frontiers: readonly FrontierObservation[];
-  readonly vanished_gaps: readonly VanishedGapObservation[];
-}
-
-export interface GapClassObservation {
-  readonly timeline: number;
-  readonly start_position: number;
-  readonly class: GapClass;
-}
-
-/** A previous document's `observations`, as it was printed (its other keys kept as they were). */
-export interface PreviousObservations {
-  readonly wal_gap_classes: readonly GapClassObservation[];
-  readonly memory: MemoryObservation;
-  readonly [key: string]: unknown;
-}
+/** A previous document's `observations`, as it was printed (its schema's shape). */
+export type PreviousObservations = ScanObservationsDocument;
 
 /** The scope the previous document must be of: the configured one, as its publications name it. */
 export interface ExpectedScope {
@@ -130,28 +87,30 @@ export const REFUSALS = {
   observationsBeforeScan: 'the previous scan document holds observations but no complete generation',
   noObservations: 'the previous scan document has a complete generation but no observations to continue from',
   observations: 'the previous scan document\'s observations are malformed',
-  noMemory: 'the previous scan document records no memory (observations.memory); it was written by a viewer that cannot be continued',
+  noMemory: 'the previous scan document records no memory this viewer can read (observations.memory); it was written by a viewer that cannot be continued: start a new chain without --previous',
+  memory: 'the previous scan document\'s memory is malformed',
+  memoryInconsistent: 'the previous scan document\'s memory contradicts itself',
+  memoryScope: 'the previous scan document\'s memory is of another scope than its snapshot',
+  memoryGeneration: 'the previous scan document\'s memory is not of its generation',
   gapGenerations: 'the previous scan document\'s gaps were not all observed in its generation',
   gapClasses: 'the previous scan document\'s gap classes do not match its gaps one to one',
-  frontiers: 'the previous scan document\'s memory frontiers are inconsistent with its WAL ranges',
-  vanished: 'the previous scan document\'s vanished gaps are inconsistent with its WAL gaps and ranges',
+  memoryGaps: 'the previous scan document\'s gaps are not remembered as its memory remembers them',
   exhausted: 'the previous scan document\'s revision or generation cannot advance',
 } as const;
 
 const refuse = (reason: string): PreviousScan => ({ ok: false, reason });
 
-/** What a long-running process would remember of this scan that no wire item carries. */
-export function memoryObservation(e: ScopeEvidence): MemoryObservation {
-  const onWire = new Set(e.gaps.map((g) => `${g.timeline}:${g.start_position}:${g.end_position}`));
-  return {
-    segment_size_bytes: e.frontiers?.segmentSize ?? null,
-    frontiers: [...(e.frontiers?.last ?? [])].sort(([a], [b]) => a - b).map(([timeline, last]) => ({ timeline, last_position: last })),
-    vanished_gaps: e.gapMemory
-      .filter((m) => !onWire.has(`${m.timeline}:${m.start}:${m.end}`))
-      .sort((a, b) => a.timeline - b.timeline || a.start - b.start)
-      .map((m) => ({ timeline: m.timeline, start_position: m.start, end_position: m.end, first_observed_generation: m.firstObservedGeneration })),
-  };
-}
+/** Why the memory module refused the memory, as one of the fixed sentences. */
+const MEMORY_REFUSALS: Readonly<Record<MemoryRefusal, string>> = {
+  'not-json': REFUSALS.memory,
+  'not-memory': REFUSALS.noMemory,
+  'other-version': REFUSALS.noMemory,
+  schema: REFUSALS.memory,
+  inconsistent: REFUSALS.memoryInconsistent,
+  'other-destination': REFUSALS.memoryScope,
+  'other-format': REFUSALS.memoryScope,
+  'other-server': REFUSALS.memoryScope,
+};
 
 /** Reads `path` and continues from it (`readPreviousScan`); a file that cannot be read is refused the same way. */
 export async function loadPreviousScan(path: string, expected: ExpectedScope): Promise<PreviousScan> {
@@ -178,12 +137,6 @@ const hasExactly = (v: Json, keys: readonly string[]) => {
   const own = Object.keys(v);
   return own.length === keys.length && keys.every((k) => Object.hasOwn(v, k));
 };
-const isUint = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const isTimeline = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 0xffffffff;
-const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
-const TIMESTAMP = new RegExp(TIMESTAMP_PATTERN);
-const isTimestampOrNull = (v: unknown) => v === null || (typeof v === 'string' && v.length <= 30 && TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v)));
-const isSecondsOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
 
 const DOCUMENT_KEYS = ['snapshot', 'backups', 'wal_ranges', 'wal_gaps', 'recovery_paths', 'observations'] as const;
 type PageKind = 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage' | 'ArchiveRecoveryPathPage';
@@ -201,94 +154,7 @@ function itemsValid(kind: PageKind, items: readonly unknown[], s: RepositoryEvid
   return true;
 }
 
-/** The completed backups of a barman-cloud scan: `completed` is `status === 'DONE'` (format/barman-cloud/backups.ts). */
-export function completedBackupsOf(backups: readonly BackupItem[]): Set<string> {
-  return new Set(backups.filter((b) => b.status === 'DONE').map((b) => b.backup_id));
-}
-
-/**
- * The archive's segment size when the backups settle one, by barman-cloud's rule (`settleGeometry`:
- * every size declared is one size, every declaring backup on one side of 9.3); null otherwise.
- */
-function settledSegmentSize(backups: readonly BackupItem[]): number | null {
-  const declared = backups.filter((b) => b.wal_segment_size_bytes !== null);
-  const sizes = new Set(declared.map((b) => b.wal_segment_size_bytes));
-  const old = new Set(declared.map((b) => b.postgresql_version !== null && b.postgresql_version < VERSION_WITH_SEGMENT_FF));
-  const [size] = sizes;
-  return sizes.size === 1 && old.size === 1 && size !== undefined ? size : null;
-}
-
-/** The parsed memory, or null when malformed (shape, types, order). */
-function parseMemory(v: unknown, generation: number): MemoryObservation | null {
-  if (!isObject(v) || !hasExactly(v, ['segment_size_bytes', 'frontiers', 'vanished_gaps'])) return null;
-  const size = v['segment_size_bytes'];
-  const frontiers = v['frontiers'];
-  const vanished = v['vanished_gaps'];
-  if (!(size === null || (typeof size === 'number' && Number.isSafeInteger(size) && isValidSegmentSize(size)))) return null;
-  if (!Array.isArray(frontiers) || !Array.isArray(vanished)) return null;
-  const f: FrontierObservation[] = [];
-  for (const x of frontiers as unknown[]) {
-    if (!isObject(x) || !hasExactly(x, ['timeline', 'last_position']) || !isTimeline(x['timeline']) || !isUint(x['last_position'])) return null;
-    const prev = f.at(-1);
-    if (prev !== undefined && prev.timeline >= x['timeline']) return null;
-    f.push({ timeline: x['timeline'], last_position: x['last_position'] });
-  }
-  // Without a segment size there are no positions to remember.
-  if (size === null && f.length > 0) return null;
-  const g: VanishedGapObservation[] = [];
-  for (const x of vanished as unknown[]) {
-    if (!isObject(x) || !hasExactly(x, ['timeline', 'start_position', 'end_position', 'first_observed_generation'])) return null;
-    const { timeline, start_position: start, end_position: end, first_observed_generation: first } = x;
-    // Remembered from an earlier generation: observed first before this one.
-    if (!isTimeline(timeline) || !isUint(start) || !isUint(end) || end < start || !isGeneration(first) || first >= generation) return null;
-    const prev = g.at(-1);
-    if (prev !== undefined && (prev.timeline > timeline || (prev.timeline === timeline && prev.start_position >= start))) return null;
-    g.push({ timeline, start_position: start, end_position: end, first_observed_generation: first });
-  }
-  return { segment_size_bytes: size, frontiers: f, vanished_gaps: g };
-}
-
-const GAP_CLASSES: readonly string[] = ['retention-expected', 'unexplained'] satisfies readonly GapClass[];
-
-/** The observations `viewer scan` prints beside `wal_gap_classes` and `memory`, each checked for its type. */
-const OTHER_OBSERVATIONS: Readonly<Record<string, (v: unknown) => boolean>> = {
-  store_time_at_scan: isTimestampOrNull,
-  newest_wal_received_at: isTimestampOrNull,
-  archive_lag_seconds: isSecondsOrNull,
-  expected_max_archive_lag_seconds: isSecondsOrNull,
-};
-
-/** Shape checks of `observations`; the refusal, or the parsed observations. */
-function parseObservations(v: unknown, generation: number): PreviousObservations | string {
-  if (!isObject(v) || !Array.isArray(v['wal_gap_classes'])) return REFUSALS.observations;
-  for (const [key, value] of Object.entries(v)) {
-    if (key === 'wal_gap_classes' || key === 'memory') continue;
-    const check = Object.hasOwn(OTHER_OBSERVATIONS, key) ? OTHER_OBSERVATIONS[key] : undefined;
-    if (check === undefined || !check(value)) return REFUSALS.observations;
-  }
-  const classes: GapClassObservation[] = [];
-  for (const x of v['wal_gap_classes'] as unknown[]) {
-    if (!isObject(x) || !hasExactly(x, ['timeline', 'start_position', 'class']) || !isTimeline(x['timeline']) || !isUint(x['start_position'])) return REFUSALS.observations;
-    const c = x['class'];
-    if (typeof c !== 'string' || !GAP_CLASSES.includes(c)) return REFUSALS.observations;
-    classes.push({ timeline: x['timeline'], start_position: x['start_position'], class: c as GapClass });
-  }
-  if (!Object.hasOwn(v, 'memory')) return REFUSALS.noMemory;
-  const memory = parseMemory(v['memory'], generation);
-  if (memory === null) return REFUSALS.observations;
-  return { ...v, wal_gap_classes: classes, memory };
-}
-
-/** Remembered gaps must be disjoint on their timeline (the gap index relies on it). */
-function disjoint(spans: readonly { timeline: number; start: number; end: number }[]): boolean {
-  const sorted = [...spans].sort((a, b) => a.timeline - b.timeline || a.start - b.start);
-  for (let i = 1; i < sorted.length; i++) {
-    const a = sorted[i - 1];
-    const b = sorted[i];
-    if (a !== undefined && b !== undefined && a.timeline === b.timeline && b.start <= a.end) return false;
-  }
-  return true;
-}
+const spanKey = (timeline: number, start: number, end: number) => `${timeline}:${start}:${end}`;
 
 /**
  * The previous run's document, checked whole, as a continuation of the configured scope; or the
@@ -324,6 +190,7 @@ export function readPreviousScan(text: string, expected: ExpectedScope): Previou
   const g = gaps as WalGapItem[];
   const p = paths as RecoveryPathItem[];
   if ([...b, ...r, ...g, ...p].some((i) => i.server !== expected.server)) return refuse(REFUSALS.itemServer);
+  const scope: MemoryIdentity = { fingerprint: expected.fingerprint, format: expected.format, server: expected.server };
 
   if (generation === 0) {
     // No complete generation: nothing to remember, only the revision to continue.
@@ -331,7 +198,7 @@ export function readPreviousScan(text: string, expected: ExpectedScope): Previou
     if (rawObservations !== null) return refuse(REFUSALS.observationsBeforeScan);
     return {
       ok: true,
-      continuation: { revision: snapshot.revision, generation, completedAt: snapshot.completed_at, snapshot, backups: [], walRanges: [], walGaps: [], recoveryPaths: [], previousGaps: [], previousFrontiers: null, previousCompletedBackups: new Set(), observations: null },
+      continuation: { revision: snapshot.revision, generation, completedAt: snapshot.completed_at, snapshot, backups: [], walRanges: [], walGaps: [], recoveryPaths: [], memory: freshMemory(scope), observations: null },
     };
   }
 
@@ -341,55 +208,24 @@ export function readPreviousScan(text: string, expected: ExpectedScope): Previou
   if (g.some((i) => i.last_observed_generation !== generation)) return refuse(REFUSALS.gapGenerations);
 
   if (rawObservations === null) return refuse(REFUSALS.noObservations);
-  const observations = parseObservations(rawObservations, generation);
-  if (typeof observations === 'string') return refuse(observations);
+  if (isObject(rawObservations) && !Object.hasOwn(rawObservations, 'memory')) return refuse(REFUSALS.noMemory);
+  if (!isScanObservations(rawObservations)) return refuse(REFUSALS.observations);
+  const observations = rawObservations;
   const classes = observations.wal_gap_classes;
   if (classes.length !== g.length || classes.some((c, i) => c.timeline !== g[i]?.timeline || c.start_position !== g[i]?.start_position)) return refuse(REFUSALS.gapClasses);
 
-  const memory = observations.memory;
-  // Frontiers are a high-water mark: when this scan knew the geometry they were updated from its
-  // ranges, so each timeline observed has one at least as far as its newest range, under that size.
-  const settled = settledSegmentSize(b);
-  if (settled !== null) {
-    if (memory.segment_size_bytes !== settled) return refuse(REFUSALS.frontiers);
-    const last = new Map(memory.frontiers.map((f) => [f.timeline, f.last_position]));
-    for (const range of r) {
-      const mark = last.get(range.timeline);
-      if (mark === undefined || mark < range.end_position) return refuse(REFUSALS.frontiers);
+  // The memory, through the module that wrote it: taken whole or refused.
+  const read = readMemory(observations.memory, scope);
+  if (!read.ok) return refuse(MEMORY_REFUSALS[read.reason]);
+  const memory = read.memory;
+  if (memory.generation !== generation) return refuse(REFUSALS.memoryGeneration);
+  // Each gap item is remembered exactly as published: status, generations and class.
+  const remembered = new Map(memory.gaps.map((m) => [spanKey(m.timeline, m.start, m.end), m]));
+  for (const [i, item] of g.entries()) {
+    const m = remembered.get(spanKey(item.timeline, item.start_position, item.end_position));
+    if (m === undefined || m.status !== item.status || m.firstObservedGeneration !== item.first_observed_generation || m.lastObservedGeneration !== item.last_observed_generation || m.class !== classes[i]?.class) {
+      return refuse(REFUSALS.memoryGaps);
     }
   }
-
-  // A vanished loss is in no gap of this scan and not observed: no range holds it whole.
-  const vanished = memory.vanished_gaps;
-  const gapSpans = g.map((i) => ({ timeline: i.timeline, start: i.start_position, end: i.end_position }));
-  const vanishedSpans = vanished.map((v) => ({ timeline: v.timeline, start: v.start_position, end: v.end_position }));
-  if (!disjoint([...gapSpans, ...vanishedSpans])) return refuse(REFUSALS.vanished);
-  if (vanished.some((v) => r.some((range) => range.timeline === v.timeline && range.start_position <= v.start_position && v.end_position <= range.end_position))) {
-    return refuse(REFUSALS.vanished);
-  }
-
-  const previousGaps: GapMemory[] = [
-    ...g.map((i, n) => ({ timeline: i.timeline, start: i.start_position, end: i.end_position, firstObservedGeneration: i.first_observed_generation, lastObservedGeneration: i.last_observed_generation, firstObservedAt: null, status: i.status, class: classes[n]?.class ?? 'unexplained' })),
-    // Only confirmed, unexplained losses are remembered once they vanish (scope-scan.ts).
-    ...vanished.map((v): GapMemory => ({ timeline: v.timeline, start: v.start_position, end: v.end_position, firstObservedGeneration: v.first_observed_generation, lastObservedGeneration: generation, firstObservedAt: null, status: 'confirmed', class: 'unexplained' })),
-  ];
-  const previousFrontiers: FrontierMemory | null =
-    memory.segment_size_bytes === null ? null : { segmentSize: memory.segment_size_bytes, last: new Map(memory.frontiers.map((f) => [f.timeline, f.last_position])) };
-  return {
-    ok: true,
-    continuation: {
-      revision: snapshot.revision,
-      generation,
-      completedAt: snapshot.completed_at,
-      snapshot,
-      backups: b,
-      walRanges: r,
-      walGaps: g,
-      recoveryPaths: p,
-      previousGaps,
-      previousFrontiers,
-      previousCompletedBackups: completedBackupsOf(b),
-      observations,
-    },
-  };
+  return { ok: true, continuation: { revision: snapshot.revision, generation, completedAt: snapshot.completed_at, snapshot, backups: b, walRanges: r, walGaps: g, recoveryPaths: p, memory, observations } };
 }

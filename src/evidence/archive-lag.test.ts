@@ -13,6 +13,7 @@ import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
+import { freshMemory } from './memory.ts';
 import { archiveLagSeconds, archiveLagUnknownReason, summarize } from './summary.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
@@ -26,7 +27,7 @@ async function scanned(clock: Date | null, options: { missing?: number[] } = {})
   const repo = new SyntheticRepository(store, ROOT);
   repo.segments(1, 1, 20, at(0), { stepMs: 5 * 60_000, missing: options.missing ?? [] });
   repo.backup({ id: '20261121T100000', timeline: 1, beginPosition: 2, endPosition: 2, beginTime: at(5), endTime: at(6) });
-  return scanScope({ format: archiveCloud, server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, generation: 1, previousGaps: [], previousFrontiers: null, previousCompletedBackups: new Set() });
+  return scanScope({ format: archiveCloud, server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, previous: freshMemory({ fingerprint: `sha256:${'1'.repeat(64)}`, format: 'archive-cloud', server: 'srv' }) });
 }
 
 const expect = (maxArchiveLagSeconds: number | null) => ({ policyText: null, policy: null, minimumRedundancy: null, maxArchiveLagSeconds });

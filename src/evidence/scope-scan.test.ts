@@ -14,14 +14,17 @@ import type { StoreDriver } from '../store/driver.ts';
 import { StoreError } from '../common/errors.ts';
 import { BudgetMeter } from './listing.ts';
 import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits } from './scope-scan.ts';
+import { freshMemory } from './memory.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+/** Nothing remembered: the memory a first generation of this scope starts from (the publishers below are of the same scope). */
+const FRESH = freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'archive-cloud', server: 'pg-main' });
 
-async function scan(store: MemoryStore, options: { generation?: number; maxPages?: number; limits?: ScopeLimits } = {}): Promise<ScopeEvidence> {
+async function scan(store: MemoryStore, options: { maxPages?: number; limits?: ScopeLimits } = {}): Promise<ScopeEvidence> {
   return scanScope({ format: archiveCloud,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     server: 'pg-main',
@@ -30,8 +33,7 @@ async function scan(store: MemoryStore, options: { generation?: number; maxPages
     signal: new AbortController().signal,
     meter: new BudgetMeter({ maxPages: options.maxPages ?? 1000, maxObjects: 1_000_000 }),
     concurrency: 4,
-    generation: options.generation ?? 1,
-    previousGaps: [],
+    previous: FRESH,
   });
 }
 
@@ -275,7 +277,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     await assert.rejects(
-      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: shuffled, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, previous: FRESH }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
   });
@@ -305,7 +307,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     await assert.rejects(
-      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, previous: FRESH }),
       (e: unknown) => (e as { category?: string }).category === 'unavailable',
     );
     answered = true;
@@ -329,7 +331,7 @@ describe('WAL evidence', () => {
       close: () => undefined,
     };
     await assert.rejects(
-      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(sizeless, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, generation: 1, previousGaps: [] }),
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(sizeless, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, previous: FRESH }),
       (e: unknown) => (e as { category?: string }).category === 'incompatible_format',
     );
   });
@@ -367,7 +369,7 @@ describe('WAL evidence', () => {
     store.put(`${ROOT}wals/0000000100000011`, 'an object named like a directory');
     repo.backup({ id: 'b1', timeline: 1, beginPosition: 3, endPosition: 4, beginTime: at(1), endTime: at(2) });
     const run = async (concurrency: number) =>
-      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e7 }), concurrency, generation: 1, previousGaps: [] });
+      scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e7 }), concurrency, previous: FRESH });
     const one = await run(1);
     const eight = await run(8);
     for (const k of ['ranges', 'gaps', 'walCounts', 'objectCount', 'storedBytes', 'unknownObjects', 'recentObjects', 'paths'] as const) {

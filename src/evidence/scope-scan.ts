@@ -12,11 +12,12 @@ import type { RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/col
 import { compareWalRuns } from '../contract/order.ts';
 import { mapLimit, settleAll } from '../common/concurrency.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
-import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, nextPosition, walName, type WalGeometry } from '../postgres/wal.ts';
+import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, walName, type WalGeometry } from '../postgres/wal.ts';
 import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts } from './backups.ts';
-import { DEFAULT_GAP_SETTLE, findGaps, GapMemoryIndex, rememberGap, type Gap, type GapClass, type GapMemory, type GapSettle } from './gaps.ts';
+import { DEFAULT_GAP_SETTLE, findGaps, type Gap, type GapClass, type GapSettle } from './gaps.ts';
+import { nextGeneration, nextMemory, type EvidenceMemory } from './memory.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
 import { recoveryPaths } from './recovery-paths.ts';
@@ -46,24 +47,18 @@ export interface ScopeScanOptions {
   readonly meter: BudgetMeter;
   readonly concurrency: number;
   readonly limits?: ScopeLimits;
-  /** The generation this scan will publish if it completes. */
-  readonly generation: number;
-  readonly previousGaps: readonly GapMemory[];
-  /** The newest position ever observed per timeline, as remembered by earlier generations (D-66). */
-  readonly previousFrontiers?: FrontierMemory | null;
-  /** The completed backups of the previous generation: one gone since means retention may have run. */
-  readonly previousCompletedBackups?: ReadonlySet<string>;
+  /**
+   * What the previous complete generation handed on (D-66; `memory.ts`), a fresh memory of this
+   * scope when nothing is remembered. The scan publishes generation `previous.generation + 1`.
+   */
+  readonly previous: EvidenceMemory;
   /** Gap confirmation thresholds (store receipt time); the defaults of D-35 unless a test shortens them. */
   readonly gapSettle?: GapSettle;
 }
 
 export type GeometryIssue = 'unknown' | 'conflict' | null;
 
-/** The newest position observed per timeline since the backups last lost one, under one segment size. */
-export interface FrontierMemory {
-  readonly segmentSize: number;
-  readonly last: ReadonlyMap<number, number>;
-}
+export type { FrontierMemory } from './memory.ts';
 
 export interface ScopeEvidence {
   readonly server: string;
@@ -76,7 +71,6 @@ export interface ScopeEvidence {
   readonly gaps: readonly WalGapItem[];
   /** The class of each item of `gaps`, index for index (not on the wire: pages and `viewer scan`). */
   readonly gapClasses: readonly GapClass[];
-  readonly gapMemory: readonly GapMemory[];
   readonly paths: readonly RecoveryPathItem[];
   readonly geometry: WalGeometry | null;
   readonly geometryIssue: GeometryIssue;
@@ -94,9 +88,8 @@ export interface ScopeEvidence {
   readonly vanishedGaps: number;
   /** A timeline's newest observed position moved back since an earlier generation, no backup gone. */
   readonly frontierRegressed: boolean;
-  /** What the next scan remembers of this one's frontiers (null until a geometry is known). */
-  readonly frontiers: FrontierMemory | null;
-  readonly completedBackupIds: ReadonlySet<string>;
+  /** What the next generation remembers of this one (`memory.ts`). */
+  readonly memory: EvidenceMemory;
   /** The tool whose repository this is, as messages and pages name it (the format's `tool`). */
   readonly tool: string;
   /** No backup and no object in the WAL area: nothing the format writes is at this location. */
@@ -250,8 +243,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const graph = new TimelineGraph(histories, [...wal.timelines.keys(), ...backupTimelines], observedStarts);
   const gapList: Gap[] = findGaps(wal.timelines.values(), {
     geometry: rangeGeometry,
-    generation: o.generation,
-    previous: o.previousGaps,
+    generation: nextGeneration(o.previous),
+    previous: o.previous.gaps,
     newestReceipt: wal.latestReceipt,
     storeTime: access.storeTime,
     geometryKnown: archiveGeometry !== null,
@@ -265,38 +258,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const classes: GapClass[] = o.format.classifyGaps(gapList, backups, archiveGeometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
-  // missing or present may only be forgotten when WAL arrived or a backup was deleted since (the
-  // only way a format's retention removes WAL, Barman's among them).
-  const completedBackupIds = new Set(backups.filter((b) => b.completed).map((b) => b.item.backup_id));
-  const backupsGone = [...(o.previousCompletedBackups ?? [])].some((id) => !completedBackupIds.has(id));
-  const memory = new GapMemoryIndex(o.previousGaps);
-  for (const [i, g] of gapList.entries()) {
-    // A hole once unexplained does not become expected by growing: only a deleted backup explains it.
-    if (classes[i] === 'retention-expected' && !backupsGone && memory.overlapping(g.timeline, g.start, g.end).some((m) => m.class === 'unexplained')) classes[i] = 'unexplained';
-  }
-  const current = new GapMemoryIndex(gapList.map((g) => rememberGap(g, 'unexplained')));
-  const observedThrough = (timeline: number, from: number, to: number): boolean => {
-    for (let p = from; p <= to; ) {
-      const range = index.rangeAt(timeline, p);
-      if (range === null) return false;
-      p = nextPosition(range.end, rangeGeometry);
-    }
-    return true;
-  };
-  // A confirmed loss whose neighbours vanished too is no gap any more, but it is not filled.
-  const vanished = backupsGone
-    ? []
-    : o.previousGaps.filter((m) => m.status === 'confirmed' && m.class === 'unexplained' && current.overlapping(m.timeline, m.start, m.end).length === 0 && !observedThrough(m.timeline, m.start, m.end));
-  const lastObserved = new Map([...wal.timelines.values()].flatMap((tl) => (tl.ranges.length === 0 ? [] : [[tl.timeline, (tl.ranges.at(-1) as { end: number }).end] as const])));
-  const earlier = o.previousFrontiers ?? null;
-  const comparable = archiveGeometry !== null && earlier !== null && earlier.segmentSize === archiveGeometry.segmentSize;
-  const frontierRegressed = comparable && !backupsGone && [...earlier.last].some(([t, last]) => (lastObserved.get(t) ?? -1) < last);
-  let frontiers: FrontierMemory | null = earlier;
-  if (archiveGeometry !== null) {
-    const last = new Map(comparable && !backupsGone ? earlier.last : []);
-    for (const [t, end] of lastObserved) last.set(t, Math.max(last.get(t) ?? end, end));
-    frontiers = { segmentSize: archiveGeometry.segmentSize, last };
-  }
+  // missing or present may only be forgotten when WAL arrived or a backup was deleted since; the
+  // memory module's rules (they correct `classes` in place), and what the next generation remembers.
+  const overTime = nextMemory({ previous: o.previous, gaps: gapList, classes, backups, timelines: wal.timelines, index, rangeGeometry, segmentSize: archiveGeometry?.segmentSize ?? null });
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
   const unarchived = unarchivedTimelines(wal, graph, access.storeTime, o.gapSettle ?? DEFAULT_GAP_SETTLE);
   const paths: RecoveryPathItem[] = [];
@@ -353,7 +317,6 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     ranges: ranges.sort(compareWalRuns),
     gaps: classified.map((c) => c.item),
     gapClasses: classified.map((c) => c.class),
-    gapMemory: [...gapList.map((g, i) => rememberGap(g, classes[i] ?? 'unexplained')), ...vanished],
     paths,
     geometry: archiveGeometry,
     geometryIssue: declared.geometryIssue,
@@ -368,10 +331,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     unrestorableSegments: wal.unrestorableSegments,
     pathsLosingWal,
     newestUnarchived: graph.newest === null ? null : unarchived(graph.newest),
-    vanishedGaps: vanished.length,
-    frontierRegressed,
-    frontiers,
-    completedBackupIds,
+    vanishedGaps: overTime.vanishedGaps,
+    frontierRegressed: overTime.frontierRegressed,
+    memory: overTime.memory,
     latestWalReceipt: wal.latestReceipt,
     storeTimeAtScan: access.storeTime,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),

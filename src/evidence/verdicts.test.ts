@@ -14,6 +14,7 @@ import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
+import { freshMemory } from './memory.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
 
@@ -22,7 +23,7 @@ const T0 = Date.parse('2026-11-21T10:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 const SEVERITY: Record<State, number> = { healthy: 0, warning: 1, unknown: 2, unhealthy: 3 };
 
-const scanOf = (store: MemoryStore, next: Publisher['nextScan'] = { generation: 1, previousGaps: [], previousFrontiers: null, previousCompletedBackups: new Set() }): Promise<ScopeEvidence> =>
+const scanOf = (store: MemoryStore, next: Publisher['nextScan'] = { previous: freshMemory({ fingerprint: `sha256:${'1'.repeat(64)}`, format: 'archive-cloud', server: 'srv' }) }): Promise<ScopeEvidence> =>
   scanScope({ format: archiveCloud, server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, ...next });
 
 /** The rules every publication must keep, whatever the repository. */

@@ -48,6 +48,9 @@ async function scanWith(store: MemoryStore, p: Publisher, meter = new BudgetMete
   return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(store, ROOT), signal, meter, concurrency: 2, ...p.nextScan });
 }
 
+/** One scan's evidence stands for every scan of a refresher test: its memory made the continuation of the one handed to the scan. */
+const continuing = (e: ScopeEvidence, next: Publisher['nextScan']): ScopeEvidence => ({ ...e, memory: { ...e.memory, generation: next.previous.generation + 1 } });
+
 const valid = (p: Publication) => {
   assert.deepEqual(p.violations, []);
   return p;
@@ -227,11 +230,11 @@ describe('refresher', () => {
       intervalMs: 1000,
       jitter: 0,
       scanTimeoutMs: 3_600_000,
-      scan: (signal) => {
+      scan: (signal, next) => {
         starts.push(Date.now() - T0);
         const ms = durations[starts.length - 1] ?? 100;
         return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => resolve(evidence), ms);
+          const timer = setTimeout(() => resolve(continuing(evidence, next)), ms);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);
             reject(new StoreError('canceled', 'canceled'));
@@ -260,9 +263,9 @@ describe('refresher', () => {
       intervalMs: 1000,
       jitter: 0,
       scanTimeoutMs: 3_600_000,
-      scan: () => {
+      scan: (_signal, next) => {
         starts.push(Date.now() - T0);
-        return (results[starts.length - 1] ?? 'ok') === 'ok' ? Promise.resolve(evidence) : Promise.reject(new StoreError('throttled', 'throttled'));
+        return (results[starts.length - 1] ?? 'ok') === 'ok' ? Promise.resolve(continuing(evidence, next)) : Promise.reject(new StoreError('throttled', 'throttled'));
       },
     });
     assert.equal(MAX_BACKOFF_FACTOR, 4);

@@ -15,9 +15,14 @@
  * 2^20 plus 20 random bits, so a restarted process never names a different body with a pair
  * `(revision, evidence_generation)` an earlier process of the same destination already used.
  *
- * A process may also continue where an earlier one stopped (`resume`: `viewer scan --previous`
- * reads the previous run's document back, `cli/previous-scan.ts`): its publication, generation and
- * memory become this publisher's, and its revisions start above the earlier process's last one.
+ * What each complete generation hands the next (D-66) is one `EvidenceMemory` (`evidence/memory.ts`):
+ * `nextScan` hands it to the scan, `complete` takes the scan's in its place. A process may start from
+ * what an earlier one of the same scope remembered (`remember`: the state file of `STATE_DIR`, D-81):
+ * its publication stays generation 0 until the first scan completes, which publishes the remembered
+ * generation + 1 (D-82). A process may also continue where an earlier one stopped (`resume`:
+ * `viewer scan --previous` reads the previous run's document back, `cli/previous-scan.ts`): its
+ * publication, generation and memory become this publisher's, and its revisions start above the
+ * earlier process's last one.
  */
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
@@ -27,8 +32,8 @@ import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
-import type { GapMemory } from '../evidence/gaps.ts';
-import type { FrontierMemory, ScopeEvidence } from '../evidence/scope-scan.ts';
+import { freshMemory, sameIdentity, type EvidenceMemory, type MemoryIdentity } from '../evidence/memory.ts';
+import type { ScopeEvidence } from '../evidence/scope-scan.ts';
 import { reasonFor, summarize, type Expectations, type FormatTraits } from '../evidence/summary.ts';
 import { disagreements } from '../evidence/agreement.ts';
 
@@ -67,9 +72,8 @@ export interface PublicationResume {
   readonly walRanges: readonly WalRangeItem[];
   readonly walGaps: readonly WalGapItem[];
   readonly recoveryPaths: readonly RecoveryPathItem[];
-  readonly previousGaps: readonly GapMemory[];
-  readonly previousFrontiers: FrontierMemory | null;
-  readonly previousCompletedBackups: ReadonlySet<string>;
+  /** What its last complete generation handed on (a fresh memory when it has none). */
+  readonly memory: EvidenceMemory;
 }
 
 /** Facts of one refresh attempt, successful or not. */
@@ -117,19 +121,18 @@ export class Publisher {
   readonly #expectations: Expectations;
   readonly #freshnessMs: number;
   #current: Publication;
-  #gapMemory: readonly GapMemory[] = [];
   /** The last complete evidence, kept to rebuild stale or failed publications. */
   #completeSnapshot: RepositoryEvidenceSnapshot | null = null;
   #completeEvidence: ScopeEvidence | null = null;
-  /** What the last complete generation remembered beside its gaps (its evidence's, or a resumed one's). */
-  #frontiers: FrontierMemory | null = null;
-  #completedBackups: ReadonlySet<string> = new Set();
+  /** What the last complete generation handed on (its evidence's, or a remembered or resumed one). */
+  #memory: EvidenceMemory;
   #resumed = false;
 
   constructor(identity: PublicationIdentity, expectations: Expectations, freshnessMs: number, options: { readonly revisionBase?: number } = {}) {
     this.#identity = identity;
     this.#expectations = expectations;
     this.#freshnessMs = freshnessMs;
+    this.#memory = freshMemory(this.memoryIdentity);
     this.#current = this.#publish({ ...this.#initial(), revision: options.revisionBase ?? revisionBase() }, [], [], [], []);
   }
 
@@ -145,13 +148,37 @@ export class Publisher {
     return this.#completeEvidence;
   }
 
+  /** The scope the memory of this publisher belongs to. */
+  get memoryIdentity(): MemoryIdentity {
+    return { fingerprint: this.#identity.fingerprint, format: this.#identity.format.id, server: this.#identity.server };
+  }
+
+  /** What the last complete generation handed on (a fresh memory before any): what `STATE_DIR` keeps. */
+  get memory(): EvidenceMemory {
+    return this.#memory;
+  }
+
   /**
-   * What the next complete scan needs: its generation number and what the complete generations so
-   * far proved (gaps, the newest positions seen, the completed backups), so that nothing they
-   * proved is forgotten but by WAL arriving or a backup being deleted.
+   * What the next complete scan needs: what the complete generations so far proved (gaps, the
+   * newest positions seen, the completed backups, the generation it continues), so that nothing
+   * they proved is forgotten but by WAL arriving or a backup being deleted.
    */
-  get nextScan(): { generation: number; previousGaps: readonly GapMemory[]; previousFrontiers: FrontierMemory | null; previousCompletedBackups: ReadonlySet<string> } {
-    return { generation: this.#current.generation + 1, previousGaps: this.#gapMemory, previousFrontiers: this.#frontiers, previousCompletedBackups: this.#completedBackups };
+  get nextScan(): { previous: EvidenceMemory } {
+    return { previous: this.#memory };
+  }
+
+  /**
+   * Starts from what an earlier process of this scope remembered (the state file of `STATE_DIR`,
+   * D-81): the next complete scan continues it, and publishes its generation + 1 (D-82). The
+   * current publication stays what it is (generation 0, no completed scan); revisions stay this
+   * process's own (D-59). Only before the first attempt, once, and only a memory of this scope: a
+   * caller reads it through `readMemory`, which refuses any other.
+   */
+  remember(memory: EvidenceMemory): void {
+    const now = this.#current;
+    if (this.#resumed || now.generation !== 0 || now.snapshot.last_attempt_at !== null || this.#memory.generation !== 0) throw new Error('a publisher remembers only before its first attempt');
+    if (!sameIdentity(memory.identity, this.memoryIdentity)) throw new Error('a publisher remembers only a memory of its own scope');
+    this.#memory = memory;
   }
 
   /**
@@ -167,7 +194,7 @@ export class Publisher {
    */
   resume(r: PublicationResume): Publication {
     const now = this.#current;
-    if (this.#resumed || now.generation !== 0 || now.snapshot.last_attempt_at !== null) throw new Error('a publisher resumes only before its first attempt');
+    if (this.#resumed || now.generation !== 0 || now.snapshot.last_attempt_at !== null || this.#memory.generation !== 0) throw new Error('a publisher resumes only before its first attempt');
     const mine = this.#initial();
     const theirs = r.snapshot.identity.repository;
     const ours = mine.identity.repository;
@@ -175,7 +202,8 @@ export class Publisher {
       throw new Error('a publisher resumes only a publication of its own scope');
     }
     const generation = r.snapshot.evidence_generation;
-    const remembered = r.previousGaps.length > 0 || r.previousFrontiers !== null || r.previousCompletedBackups.size > 0;
+    if (!sameIdentity(r.memory.identity, this.memoryIdentity) || r.memory.generation !== generation) throw new Error('a publisher resumes only the memory of the publication it resumes');
+    const remembered = r.memory.gaps.length > 0 || r.memory.frontiers !== null || r.memory.completedBackups.size > 0;
     const items = r.backups.length + r.walRanges.length + r.walGaps.length + r.recoveryPaths.length;
     if (generation === 0 && (remembered || items > 0)) throw new Error('a publication without a complete generation remembers nothing');
     const snapshot: RepositoryEvidenceSnapshot = {
@@ -190,9 +218,7 @@ export class Publisher {
     // Failed and stale publications only make states unknown: rebuilding one from a failed or stale
     // snapshot gives the body rebuilding it from the complete one would have given.
     this.#completeSnapshot = generation > 0 ? snapshot : null;
-    this.#gapMemory = r.previousGaps;
-    this.#frontiers = r.previousFrontiers;
-    this.#completedBackups = r.previousCompletedBackups;
+    this.#memory = r.memory;
     this.#resumed = true;
     return resumed;
   }
@@ -259,8 +285,12 @@ export class Publisher {
     };
   }
 
-  /** Publishes the result of a scan that listed everything. A truncated scan is a `safety_limit` failure. */
+  /**
+   * Publishes the result of a scan that listed everything, as the generation its memory names (the
+   * one `nextScan` handed it continues). A truncated scan is a `safety_limit` failure.
+   */
   complete(e: ScopeEvidence, attempt: Attempt): Publication {
+    if (e.memory.generation !== this.#memory.generation + 1 || !sameIdentity(e.memory.identity, this.memoryIdentity)) throw new Error('a publisher completes only a scan that continues its own memory');
     if (e.rangesTruncated || e.diagnosticsTruncated) return this.fail('safety_limit', attempt, { ranges: e.rangesTruncated, diagnostics: e.diagnosticsTruncated });
     const s = summarize(e, this.#expectations, attempt.startedAt.getTime(), this.#identity.format);
     const backups = e.backups.map((b) => b.item).sort(compareBackups);
@@ -271,7 +301,7 @@ export class Publisher {
     const snapshot: RepositoryEvidenceSnapshot = {
       ...this.#initial(),
       revision: prev.revision + 1,
-      evidence_generation: prev.generation + 1,
+      evidence_generation: e.memory.generation,
       started_at: iso(attempt.startedAt),
       completed_at: iso(attempt.finishedAt),
       last_attempt_at: iso(attempt.startedAt),
@@ -297,9 +327,7 @@ export class Publisher {
     if (candidate.violations.length > 0 || disagreements(e, s).length > 0) return this.#failed('incompatible_format', INVALID, attempt, { ranges: false, diagnostics: false });
     this.#completeSnapshot = snapshot;
     this.#completeEvidence = e;
-    this.#gapMemory = e.gapMemory;
-    this.#frontiers = e.frontiers;
-    this.#completedBackups = e.completedBackupIds;
+    this.#memory = e.memory;
     this.#current = candidate;
     return this.#current;
   }

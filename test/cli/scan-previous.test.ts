@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scanDocument } from '../../src/cli/commands/scan.ts';
-import { memoryObservation, readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from '../../src/cli/previous-scan.ts';
+import { readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from '../../src/cli/previous-scan.ts';
 import { categoryOf, StoreError } from '../../src/common/errors.ts';
 import type { WalGapItem } from '../../src/contract/collections.ts';
 import { SETTLE_MS, LONG_SETTLE_MS } from '../../src/evidence/gaps.ts';
@@ -65,11 +65,8 @@ async function attempt(p: Publisher, driver: StoreDriver, minute: number, contin
   }
   assert.deepEqual(publication.violations, []);
   const evidence = publication.generation > 0 ? p.evidence : null;
-  // The document as the wired scan command prints it (observations.memory; carried observations).
-  const doc = JSON.parse(scanDocument(publication, evidence)) as { observations: Record<string, unknown> | null };
-  if (evidence !== null && doc.observations !== null && doc.observations['memory'] === undefined) doc.observations = { ...doc.observations, memory: memoryObservation(evidence) };
-  if (evidence === null && publication.generation > 0) doc.observations = continuation?.observations ?? null;
-  return { publication, text: `${JSON.stringify(doc)}\n` };
+  // The document as the scan command prints it (observations.memory; a failed run's carried observations).
+  return { publication, text: `${scanDocument(publication, evidence, null, continuation?.observations ?? null)}\n` };
 }
 
 /** `viewer scan --previous FILE`: a fresh process that reads the previous document, then scans. */
@@ -202,6 +199,6 @@ describe('viewer scan --previous: one-shot runs chained as the generations of on
     assert.deepEqual(readPreviousScan(run1.text.slice(0, run1.text.length / 2), expected(publisher())), { ok: false, reason: REFUSALS.notJson });
     // A refused document leaves the new process as it was: nothing of it was used.
     const fresh = publisher();
-    assert.equal(fresh.nextScan.generation, 1);
+    assert.equal(fresh.nextScan.previous.generation, 0, 'nothing remembered: the next scan is generation 1');
   });
 });

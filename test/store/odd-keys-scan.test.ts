@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../../src/evidence/scope-scan.ts';
+import { freshMemory } from '../../src/evidence/memory.ts';
 import { confine } from '../../src/store/confined.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
@@ -47,7 +48,7 @@ describe('a barman-cloud scope holding keys with control characters (Swift)', ()
   async function scan(): Promise<ScopeEvidence> {
     const driver = confine(await createS3Driver({ bucket: BUCKET, region: null, endpoint: repos.endpoint, credentials, maxAttempts: 1 }), root);
     try {
-      return await scanScope({ format: archiveCloud, server: SERVER, root, driver, signal: AbortSignal.timeout(60_000), meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, generation: 1, previousGaps: [] });
+      return await scanScope({ format: archiveCloud, server: SERVER, root, driver, signal: AbortSignal.timeout(60_000), meter: new BudgetMeter({ maxPages: 10_000, maxObjects: 1e6 }), concurrency: 4, previous: freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'archive-cloud', server: SERVER }) });
     } finally {
       driver.close();
     }

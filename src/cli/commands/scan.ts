@@ -10,16 +10,17 @@
  * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
  * publication fails its own validation.
  */
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
+import { memoryDocument } from '../../evidence/memory.ts';
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { archiveLagSeconds } from '../../evidence/summary.ts';
+import { writeFileAtomic } from '../../publication/atomic-file.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { loadPreviousScan, memoryObservation, type Continuation, type PreviousObservations } from '../previous-scan.ts';
+import { loadPreviousScan, type Continuation, type PreviousObservations } from '../previous-scan.ts';
 import { scanText, type TextFacts } from './scan-text.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
@@ -30,11 +31,13 @@ export type ScanOutput = 'json' | 'openmetrics' | 'text';
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * What the scan knows beside the wire items (not part of any wire kind): each gap's class (D-61),
- * and archive freshness on the store's clock (the store's time at the scan, the newest WAL's age
- * by it, and the configured expectation), docs/design/evidence.md §Archive freshness.
+ * What the scan knows beside the wire items (not part of any wire kind; their schema is
+ * `ScanObservations`, evidence/memory-schema.ts): each gap's class (D-61), archive freshness on the
+ * store's clock (the store's time at the scan, the newest WAL's age by it, and the configured
+ * expectation, docs/design/evidence.md §Archive freshness), and the memory the generation hands on
+ * (the memory module's document, D-80), which `--previous` reads back.
  */
-function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null) {
+function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null): PreviousObservations | null {
   if (e === null) return null;
   return {
     wal_gap_classes: e.gaps.map((g, i) => ({ timeline: g.timeline, start_position: g.start_position, class: e.gapClasses[i] ?? 'unexplained' })),
@@ -42,7 +45,7 @@ function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: num
     newest_wal_received_at: isoOrNull(e.latestWalReceipt),
     archive_lag_seconds: archiveLagSeconds(e),
     expected_max_archive_lag_seconds: expectedMaxArchiveLagSeconds,
-    memory: memoryObservation(e),
+    memory: memoryDocument(e.memory),
   };
 }
 
@@ -170,14 +173,12 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   // The JSON document only where it is written: --output json, or --save.
   const document = output === 'json' || save !== null ? `${scanDocument(publication, evidence, expectedLag, continuation?.observations ?? null)}\n` : '';
   if (save !== null) {
-    // Written beside the file and renamed: a reader (the next run's --previous) never sees half a
-    // document. Saved before anything is printed, so a refused save prints nothing (exit 78).
-    const temporary = `${save}.${process.pid}.tmp`;
+    // Written beside the file, flushed and renamed (atomic-file.ts): a reader (the next run's
+    // --previous) never sees half a document. Saved before anything is printed, so a refused save
+    // prints nothing (exit 78).
     try {
-      await writeFile(temporary, document, { mode: 0o600 });
-      await rename(temporary, save);
+      await writeFileAtomic(save, document, 0o600);
     } catch (error) {
-      await rm(temporary, { force: true });
       process.stderr.write(`viewer: scan --save could not write its file (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
       return EXIT.config;
     }

@@ -10,6 +10,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
+import { freshMemory } from '../../evidence/memory.ts';
+
+/** Nothing remembered, for a stanza of this test's repository (the publisher below is of the same scope). */
+const fresh = (stanza: string) => freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'stanza-repository', server: stanza });
 import { discoverScopes } from '../../evidence/discovery.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -37,8 +41,7 @@ async function scan(store: MemoryStore, stanza = STANZA): Promise<ScopeEvidence>
     signal: new AbortController().signal,
     meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }),
     concurrency: 4,
-    generation: 1,
-    previousGaps: [],
+    previous: fresh(stanza),
   });
 }
 
@@ -217,7 +220,7 @@ describe('the stanza-repository format over a synthetic stanza', () => {
       },
     };
     await assert.rejects(
-      scanScope({ format, server: STANZA, root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      scanScope({ format, server: STANZA, root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, previous: fresh(STANZA) }),
       (e: unknown) => (e as { category?: string }).category === 'authorization',
     );
     assert.equal(catalogSettled, true);
@@ -249,7 +252,7 @@ describe('the stanza-repository format over a synthetic stanza', () => {
       },
       close: () => inner.close(),
     };
-    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] });
+    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, previous: fresh(STANZA) });
     assert.equal(pulled.get('F/backup.manifest'), 1);
     // The copy stands in and was read whole, chunk by chunk.
     assert.ok((pulled.get('F/backup.manifest.copy') ?? 0) >= 1);
@@ -283,7 +286,7 @@ describe('the stanza-repository format over a synthetic stanza', () => {
       close: () => inner.close(),
     };
     await assert.rejects(
-      scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] }),
+      scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, previous: fresh(STANZA) }),
       (e: unknown) => (e as { category?: string }).category === 'unavailable',
     );
     assert.equal(pages, 3);
@@ -443,7 +446,7 @@ describe('the stanza-repository format over a synthetic stanza', () => {
       close: () => inner.close(),
     };
     const { base } = stanzaRepository.scopeRoots(PREFIX, STANZA);
-    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, generation: 1, previousGaps: [] });
+    const e = await scanScope({ format: stanzaRepository, server: STANZA, root: base, driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }), concurrency: 4, previous: fresh(STANZA) });
     assert.equal(events[0], 'wal');
     assert.equal(events.filter((x) => x === 'manifest').length, 3);
     assert.deepEqual(e.backups.map((b) => b.item.state), ['healthy', 'healthy', 'healthy']);

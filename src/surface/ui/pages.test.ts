@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
+import { freshMemory } from '../../evidence/memory.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
@@ -45,7 +46,7 @@ describe('inventory page bounds', () => {
     // 60 backups, then 3,000 segments with every other one missing: 3,000 ranges, 2,999 gaps.
     for (let b = 0; b < 60; b++) repo.backup({ id: `20260101T0000${String(b).padStart(2, '0')}`, timeline: 1, beginPosition: 2 * b, endPosition: 2 * b, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     for (let i = 0; i < 3_000; i++) repo.segment(1, 2 * i, t);
-    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, generation: 1, previousGaps: [] });
+    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, previous: freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'archive-cloud', server: 'srv' }) });
     const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
