@@ -191,17 +191,20 @@ function coverageState(e: ScopeEvidence): StateReason {
   // WAL cannot be attributed to any backup's system: nothing about coverage is proven.
   if (e.systemIds.size > 1) return sr('unknown', 'multiple-system-ids');
   if (!e.backups.some((b) => b.usable)) return sr('unhealthy', 'no-usable-backup');
-  // The newest timeline archived nothing: no path can reach its frontier, whatever stops first.
-  if (e.newestUnarchived === 'lost') return sr('unhealthy', 'coverage-target-wal-missing');
-  if (e.newestUnarchived === 'not-yet') return sr('unknown', 'coverage-target-not-archived');
   const paths = newestPaths(e);
   if (paths.length === 0) return sr('unhealthy', 'latest-timeline-not-covered');
-  // The best path: the furthest stop, then the healthiest state among paths with that stop.
+  // The best path: the furthest stop, then the healthiest state, then the furthest frontier.
   const rank = { frontier: 0, 'candidate-limited': 1, 'unknown-limited': 2, 'gap-limited': 3 } as const;
-  const better = (a: (typeof paths)[number], b: (typeof paths)[number]) => rank[b.stop] < rank[a.stop] || (rank[b.stop] === rank[a.stop] && SEVERITY[b.state] < SEVERITY[a.state]);
+  const reach = (p: (typeof paths)[number]) => [p.frontier_timeline ?? -1, p.frontier_position ?? -1] as const;
+  const further = (a: (typeof paths)[number], b: (typeof paths)[number]) => reach(b)[0] > reach(a)[0] || (reach(b)[0] === reach(a)[0] && reach(b)[1] > reach(a)[1]);
+  const better = (a: (typeof paths)[number], b: (typeof paths)[number]) =>
+    rank[b.stop] < rank[a.stop] || (rank[b.stop] === rank[a.stop] && (SEVERITY[b.state] < SEVERITY[a.state] || (SEVERITY[b.state] === SEVERITY[a.state] && further(a, b))));
   const best = paths.reduce((a, b) => (better(a, b) ? b : a));
   let verdict: StateReason;
-  if (best.reason.code === 'coverage-history-contradicted') verdict = sr('unknown', 'coverage-history-contradicted');
+  // The newest timeline archived nothing: the best path reached its parent's end and no further.
+  if (best.reason.code === 'target-timeline-not-archived') verdict = sr('unknown', 'coverage-target-not-archived');
+  else if (best.reason.code === 'target-timeline-wal-missing') verdict = sr('unhealthy', 'coverage-target-wal-missing');
+  else if (best.reason.code === 'coverage-history-contradicted') verdict = sr('unknown', 'coverage-history-contradicted');
   else if (best.stop === 'frontier') verdict = best.state === 'healthy' ? sr('healthy', 'coverage-to-frontier') : best.state === 'warning' ? sr('warning', 'coverage-to-frontier-backup-warning') : sr('unknown', 'coverage-unknown-limited');
   else if (best.stop === 'candidate-limited') verdict = sr('warning', 'coverage-candidate-limited');
   else if (best.stop === 'unknown-limited') verdict = sr('unknown', 'coverage-unknown-limited');
