@@ -54,7 +54,7 @@ function backupLines(items: readonly BackupItem[]): string[] {
 
 function lagLine(f: TextFacts): string {
   if (f.newestWalReceipt === null) return row('archive lag', 'unknown (no WAL received)');
-  if (f.archiveLagSeconds === null) return row('archive lag', `unknown (the store sent no clock reading)${f.expectedMaxArchiveLagSeconds === null ? '' : `; expectation ${humanDuration(f.expectedMaxArchiveLagSeconds)} cannot be checked`}`);
+  if (f.archiveLagSeconds === null) return row('archive lag', `unknown (${f.storeTimeAtScan === null ? 'the store sent no clock reading' : "a WAL object was received after the store's own clock: its clocks disagree"})${f.expectedMaxArchiveLagSeconds === null ? '' : `; expectation ${humanDuration(f.expectedMaxArchiveLagSeconds)} cannot be checked`}`);
   const lag = humanDuration(f.archiveLagSeconds);
   if (f.expectedMaxArchiveLagSeconds === null) return row('archive lag', `${lag} by the store's clock (no expectation configured)`);
   const over = f.archiveLagSeconds > f.expectedMaxArchiveLagSeconds;

@@ -199,6 +199,10 @@ describe("the operator's four questions at the top of each server", () => {
     assert.equal(lag(null, noClock), 'unknown unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured');
     assert.equal(lag(60, noClock), 'unknown unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured; the expected maximum of 1 min cannot be checked (archive-lag-unknown)');
     assert.match(topText(inventoryPage(ctx([noClock]))), /Newest WAL received 2026-11-21 10:19:00Z \(store time\), how long before the scan is unknown: the store sent no clock reading/);
+    // The store's clock behind its own newest receipt (D-86): skew, never a lag of 0.
+    const skewed = await view(healthy, { clock: minute(10) });
+    assert.equal(lag(60, skewed), "unknown unknown: a WAL object was received after the store's own clock at the scan, so the store's clocks disagree and the age of the newest WAL cannot be measured; the expected maximum of 1 min cannot be checked (archive-receipt-after-store-clock)");
+    assert.match(topText(inventoryPage(ctx([skewed]))), /how long before the scan is unknown: it was received after the store's own clock at the scan/);
   });
 
   it('lists recent objects newest first, and on one receipt time the later key (the newer segment) first', async () => {

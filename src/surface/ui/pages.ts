@@ -332,9 +332,11 @@ function topFacts(v: ScopeView, ctx: PageContext, retained: boolean): Raw {
   const expected = max === null ? '' : durationText(max);
   const newest = c.newestWalReceivedAt === null
     ? html`none: no WAL object was received`
-    : html`${when(c.newestWalReceivedAt)} (store time), ${lag === null ? html`how long before the scan is unknown: the store sent no clock reading` : html`${durationText(lag)} before the scan by the store's clock`}`;
+    : html`${when(c.newestWalReceivedAt)} (store time), ${lag === null ? html`how long before the scan is unknown: ${c.storeTimeAtScan === null ? 'the store sent no clock reading' : "it was received after the store's own clock at the scan (the store's clocks disagree)"}` : html`${durationText(lag)} before the scan by the store's clock`}`;
   const lagText = c.newestWalReceivedAt === null
     ? html`${badge('unknown')} unknown: no WAL received${max === null ? '' : html`; expected at most ${expected}`}`
+    : lag === null && c.storeTimeAtScan !== null
+      ? html`${badge('unknown')} unknown: a WAL object was received after the store's own clock at the scan, so the store's clocks disagree and the age of the newest WAL cannot be measured${max === null ? '' : html`; the expected maximum of ${expected} cannot be checked (archive-receipt-after-store-clock)`}`
     : lag === null
       ? html`${badge('unknown')} unknown: the store sent no clock reading, so the age of the newest WAL cannot be measured${max === null ? '' : html`; the expected maximum of ${expected} cannot be checked (archive-lag-unknown)`}`
       : max === null
