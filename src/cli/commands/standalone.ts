@@ -5,12 +5,15 @@
  * discovery starts and discovery never holds it back (D-77): `/healthz` answers as soon as the
  * process listens, and the pages say discovery is in progress until its first run ends. Without a
  * destination it serves the embedded demo repository, scanned by the same scanner from memory.
+ * With `STATE_DIR` (checked before anything starts), each scope's memory is read from there before
+ * its first scan and written after every complete generation (D-81).
  */
 import { categoryOf } from '../../common/errors.ts';
 import { createLogger } from '../../common/log.ts';
 import { discoverScopes } from '../../evidence/discovery.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
+import { checkStateDir } from '../../publication/memory-file.ts';
 import { Reachability } from '../../publication/reachability.ts';
 import type { Refresher } from '../../publication/refresher.ts';
 import { confine } from '../../store/confined.ts';
@@ -24,7 +27,7 @@ import type { StandaloneConfig } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { listenOnTcp } from '../tcp-listen.ts';
 import { formatNamed } from '../formats.ts';
-import { scopeRefresher, wireScope } from '../scope-wiring.ts';
+import { scopeMemory, scopeRefresher, wireScope, type ScopeMemory } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
 /** How long one discovery of the destination may list before it fails as `timeout`. */
@@ -34,6 +37,14 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const log = createLogger(config.logLevel);
   const demo = config.destination === null;
   const destination: Destination = config.destination ?? { provider: 'store-a', bucket: DEMO_BUCKET, account: null, emulatorOrigin: null, prefix: DEMO_PREFIX };
+  if (config.stateDir !== null) {
+    try {
+      await checkStateDir(config.stateDir);
+    } catch (error) {
+      process.stderr.write(`viewer: standalone refused to start: ${error instanceof Error ? error.message : 'state directory: refused'}\n`);
+      return EXIT.config;
+    }
+  }
   let driver: StoreDriver;
   try {
     driver = demo ? demoRepository() : await createDriver(config);
@@ -43,6 +54,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   }
   const views = new Map<string, ScopeView>();
   const refreshers: Refresher[] = [];
+  const memories: ScopeMemory[] = [];
   // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
   const discovering = !demo && config.serverNames === null;
   let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null, discoveryFailure: null, discoveryPending: discovering };
@@ -55,6 +67,8 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     const publisher = scope.publisher;
     const scan = scope.scan(confine(driver, scope.roots));
     views.set(server, scopeView(server, publisher.current, null));
+    const memory = scopeMemory(config.stateDir, scope, log, { server });
+    memories.push(memory);
     const refresher = scopeRefresher(
       config,
       scope,
@@ -65,12 +79,14 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
       (p) => {
         // The scan behind the published generation: a failed or truncated attempt is never shown.
         views.set(server, scopeView(server, p, publisher.evidence));
+        memory.published(p);
         // Server names are configuration, not secrets: an operator reading the log needs to know whose publication this is.
         log.info({ server, revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, state: p.snapshot.state }, 'published');
       },
     );
     refreshers.push(refresher);
-    refresher.start();
+    // The first scan continues what the state directory remembers (a stopped refresher never starts).
+    void memory.restore().then(() => refresher.start());
   };
 
   const destinationRoot = destination.prefix === '' ? '' : `${destination.prefix}/`;
@@ -120,6 +136,7 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
     if (discovery !== null) clearTimeout(discovery);
     reachability.stop();
     await Promise.all(refreshers.map((r) => r.stop()));
+    await Promise.all(memories.map((m) => m.flush()));
   };
   const listened = await listenOnTcp(server, config.listen);
   if (!listened.ok) {

@@ -116,6 +116,14 @@ const SIDECAR_CASES: Case[] = [
   ['freshness shorter than refresh', SIDECAR_STATIC, { REFRESH_INTERVAL_SECONDS: '600', FRESHNESS_THRESHOLD_SECONDS: '300' }, 'FRESHNESS_THRESHOLD_SECONDS'],
   ['scan concurrency zero', SIDECAR_STATIC, { SCAN_CONCURRENCY: '0' }, 'SCAN_CONCURRENCY'],
   ['log level unknown', SIDECAR_STATIC, { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+  ['state directory relative', SIDECAR_STATIC, { STATE_DIR: 'var/lib/viewer' }, 'STATE_DIR'],
+  ['state directory with a trailing /', SIDECAR_STATIC, { STATE_DIR: '/var/lib/viewer/' }, 'STATE_DIR'],
+  ['state directory with ..', SIDECAR_STATIC, { STATE_DIR: '/var/lib/../viewer' }, 'STATE_DIR'],
+  ['state directory empty', SIDECAR_STATIC, { STATE_DIR: '' }, 'STATE_DIR'],
+  ['state directory the root', SIDECAR_STATIC, { STATE_DIR: '/' }, 'STATE_DIR'],
+  ['state directory the socket directory', SIDECAR_STATIC, { STATE_DIR: '/var/run/viewer' }, 'STATE_DIR'],
+  ['state directory under the socket directory', SIDECAR_STATIC, { STATE_DIR: '/var/run/viewer/state' }, 'STATE_DIR'],
+  ['state directory the socket directory through /run', SIDECAR_STATIC, { STATE_DIR: '/run/viewer' }, 'STATE_DIR'],
 ];
 
 const STANDALONE_CASES: Case[] = [
@@ -286,6 +294,18 @@ describe('valid configurations', () => {
     for (const bad of ['', '15', 'm', '1m1h', '30s', '31d', '1.5h', '15 m', '-5m', '1w']) {
       assert.deepEqual(refused({ ...STANDALONE, EXPECTED_MAX_ARCHIVE_LAG: bad }).map((v) => v.variable), ['EXPECTED_MAX_ARCHIVE_LAG'], bad);
     }
+  });
+
+  it('STATE_DIR: optional in both modes, an absolute clean path (the directory is a startup gate)', () => {
+    assert.equal(accepted(SIDECAR_STATIC).stateDir, null);
+    assert.equal(accepted(STANDALONE).stateDir, null);
+    assert.equal(accepted({ ...SIDECAR_STATIC, STATE_DIR: '/var/lib/viewer' }).stateDir, '/var/lib/viewer');
+    assert.equal(accepted({ ...STANDALONE, STATE_DIR: '/var/lib/viewer' }).stateDir, '/var/lib/viewer');
+    // The socket directory is the sidecar's rule only; a sibling of it is fine.
+    assert.equal(accepted({ ...STANDALONE, STATE_DIR: '/var/run/viewer' }).stateDir, '/var/run/viewer');
+    assert.equal(accepted({ ...SIDECAR_STATIC, STATE_DIR: '/var/run/viewer-state' }).stateDir, '/var/run/viewer-state');
+    const known = parseConfig({ ...SIDECAR_STATIC, STATE_DIR: '/var/lib/viewer' });
+    assert.ok(known.ok && known.warnings.length === 0, 'STATE_DIR is a viewer variable');
   });
 
   it('a misspelt viewer-looking variable is a warning, not silence', () => {

@@ -11,6 +11,7 @@
  * Barman's connection string, `GOOGLE_*`) are read by those SDKs, in standalone's ambient chains.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { dirname } from 'node:path';
 import {
   CLUSTER_NAME_PATTERN,
   FORMAT_ARCHIVE_CLOUD,
@@ -18,6 +19,7 @@ import {
   NAMESPACE_PATTERN,
   PROVIDERS,
   SERVER_NAME_PATTERN,
+  SIDECAR_SOCKET_PATH,
   UID_PATTERN,
   type Provider,
 } from '../../contract/primitives.ts';
@@ -92,6 +94,12 @@ interface CommonConfig {
   readonly scan: ScanBudgets;
   readonly walPageSize: number;
   readonly logLevel: LogLevel;
+  /**
+   * `STATE_DIR`: where the memory of each scope is kept across restarts (D-81); `null` keeps it in
+   * the process only. The directory itself is checked at startup (a gate: it must exist and be
+   * writable), not here.
+   */
+  readonly stateDir: string | null;
 }
 
 export interface SidecarConfig extends CommonConfig {
@@ -132,7 +140,7 @@ export const KNOWN_VARIABLES = [
   'LISTEN_ADDR', 'TRUSTED_USER_HEADER', 'ALLOW_DOWNLOAD', 'WAL_PAGE_SIZE',
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
-  'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL',
+  'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL', 'STATE_DIR',
   // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
   'AZURE_STORAGE_CONNECTION_STRING',
 ] as const;
@@ -341,6 +349,24 @@ export function parseDuration(r: EnvReader, name: string, minSeconds: number, ma
   return seconds;
 }
 
+/** The socket's directory: shared with the consumer's container, never a place for viewer's state. */
+const SOCKET_DIR = dirname(SIDECAR_SOCKET_PATH);
+
+/**
+ * `STATE_DIR`: an absolute, clean path. In sidecar mode not the socket directory or under it (that
+ * volume is the consumer's too: spec Authentication, Sidecar, rule 6).
+ */
+function parseStateDir(r: EnvReader, mode: RuntimeMode): string | null {
+  const dir = r.absolutePath('STATE_DIR');
+  if (dir === undefined) return null;
+  const under = (root: string) => dir === root || dir.startsWith(`${root}/`);
+  if (mode === 'sidecar' && (under(SOCKET_DIR) || under(SOCKET_DIR.replace(/^\/var\/run\//, '/run/')))) {
+    r.violate('STATE_DIR', 'must not be the socket directory or under it (the consumer container mounts that volume too)');
+    return null;
+  }
+  return dir;
+}
+
 function warningsFor(env: Env): string[] {
   const known = new Set<string>(KNOWN_VARIABLES);
   return Object.keys(env)
@@ -396,6 +422,7 @@ export function parseConfig(env: Env): ConfigResult {
     concurrency: r.integer('SCAN_CONCURRENCY', 1, 64) ?? DEFAULTS.scanConcurrency,
   };
   const logLevel = r.oneOf('LOG_LEVEL', LOG_LEVELS) ?? DEFAULTS.logLevel;
+  const stateDir = parseStateDir(r, mode);
 
   if (mode === 'sidecar') {
     // The mode table's restrictions: present at all (even empty) is a refusal.
@@ -409,7 +436,7 @@ export function parseConfig(env: Env): ConfigResult {
     }
     const config: SidecarConfig = {
       mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl,
-      retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel,
+      retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir,
     };
     return { ok: true, config, warnings: warningsFor(env) };
   }
@@ -428,7 +455,7 @@ export function parseConfig(env: Env): ConfigResult {
   }
   const config: StandaloneConfig = {
     mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
-    refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, listen, trustedUserHeader, allowDownload,
+    refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, listen, trustedUserHeader, allowDownload,
   };
   return { ok: true, config, warnings: warningsFor(env) };
 }

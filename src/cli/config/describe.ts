@@ -18,6 +18,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     retention_policy: config.retention.policyText === null ? 'not-configured' : config.retention.policy === null ? 'unrecognized' : config.retention.policy.kind,
     minimum_redundancy_configured: config.retention.minimumRedundancy !== null,
     max_archive_lag_seconds: config.retention.maxArchiveLagSeconds,
+    state_dir: config.stateDir === null ? 'not-configured' : 'configured',
   };
   if (config.mode === 'sidecar') return { ...common, destination: 'configured', scopes: 1 };
   return {
