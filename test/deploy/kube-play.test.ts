@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { realRepositories } from '../support/real-repositories.ts';
-import { CONSOLE_UID, KUBE_PLAY_DIR, kubectlAvailable, NODE, render, SHARED_GID, SOCKET_DIR, STORE_DIR, TEST_DIR, TOKEN_PATH, VIEWER_JS, VIEWER_UID } from './layout.ts';
+import { CONSOLE_UID, KUBE_PLAY_DIR, kubectlAvailable, NODE, render, SHARED_GID, SOCKET_DIR, STATE_PATH, STORE_DIR, TEST_DIR, TOKEN_PATH, VIEWER_JS, VIEWER_UID } from './layout.ts';
 import { podman, podmanRun, skipPodman, socketGet, testImage, until } from './podman.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
@@ -84,6 +84,12 @@ describe('podman kube play of the manifests (overlays/podman)', { skip: skipPodm
     assert.equal(both.p.projection?.evidence_generation, both.snap.evidence_generation);
     const probe = podmanRun(['exec', `${POD}-viewer`, NODE, VIEWER_JS, 'probe']);
     assert.equal(probe.status, 0, `viewer probe: ${probe.stderr}`);
+    // Its memory went to the state directory, the emptyDir kube play made of the manifest's.
+    const state = await until('the memory in the state directory', () => {
+      const names = JSON.parse(podman(['exec', `${POD}-viewer`, NODE, '-e', `console.log(JSON.stringify(require('fs').readdirSync('${STATE_PATH}')))`])) as string[];
+      return names.length > 0 ? names : null;
+    });
+    assert.match(state.join(' '), /^memory-[0-9a-f]{32}\.json$/);
   });
 
   it('the containers run as the manifest says: users, shared group, read-only root, no capabilities, limits, mounts', () => {
@@ -96,7 +102,7 @@ describe('podman kube play of the manifests (overlays/podman)', { skip: skipPodm
     assert.equal(c.HostConfig.Memory, 192 * MiB);
     assert.equal(v.HostConfig.CpuQuota / v.HostConfig.CpuPeriod, 1);
     const destinations = (x: Inspected) => x.Mounts.map((m) => m.Destination).sort();
-    assert.deepEqual(destinations(v), [STORE_DIR, TOKEN_PATH, SOCKET_DIR].sort());
+    assert.deepEqual(destinations(v), [STORE_DIR, TOKEN_PATH, SOCKET_DIR, STATE_PATH].sort());
     assert.deepEqual(destinations(c), [TOKEN_PATH, SOCKET_DIR].sort(), 'the console mounts no store credential');
     for (const x of [v, c]) assert.equal(x.Mounts.find((m) => m.Destination === TOKEN_PATH)?.RW, false, 'the token is read-only');
     const facts = `const fs=require('fs');const st=fs.readFileSync('/proc/self/status','utf8');const t=fs.lstatSync('${TOKEN_PATH}');let w;try{fs.writeFileSync('/x','')}catch(e){w=e.code}

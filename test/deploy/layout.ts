@@ -22,6 +22,8 @@ export const SHARED_GID = 10002;
 export const SOCKET_DIR = '/var/run/viewer';
 export const TOKEN_PATH = '/var/run/secrets/viewer/token';
 export const STORE_DIR = '/var/run/secrets/viewer-store';
+/** viewer's state directory (STATE_DIR): an emptyDir of viewer's alone. */
+export const STATE_PATH = '/var/lib/viewer';
 export const NODE = '/usr/local/bin/node';
 export const VIEWER_JS = '/app/bin/viewer.js';
 export const PROBE_COMMAND = [NODE, VIEWER_JS, 'probe'];

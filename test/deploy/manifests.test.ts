@@ -19,7 +19,7 @@ import { parseConsoleConfig, STORE_VARIABLES } from '../../src/cli/config/consol
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import {
   CONSOLE_UID, containerOf, deploymentOf, envOf, KUBE_PLAY_DIR, kubectlAvailable, podSpecOf, PROBE_COMMAND, quantity, render,
-  SHARED_GID, SOCKET_DIR, STORE_DIR, TOKEN_PATH, VIEWER_UID, type Rendered,
+  SHARED_GID, SOCKET_DIR, STATE_PATH, STORE_DIR, TOKEN_PATH, VIEWER_UID, type Rendered,
 } from './layout.ts';
 import { VIEWER_MEMORY } from './memory-figures.ts';
 
@@ -146,7 +146,22 @@ function assertPodInvariants(spec: IPodSpec, overlay: string): void {
   assert.deepEqual([...mountedVolumes(consoleC)].sort(), [socketVolume, tokenVolume].sort(), 'the console mounts the socket and the token only');
   for (const name of STORE_VARIABLES) assert.equal(consoleEnv[name], undefined, `the console has no ${name}`);
   for (const name of Object.keys(consoleEnv)) assert.ok(!/^(AWS_|AZURE_|GOOGLE_)/.test(name), `the console has no cloud credential variable ${name}`);
-  const storeMounts = (viewer.volumeMounts ?? []).filter((m) => m.name !== socketVolume && m.name !== tokenVolume);
+  // The state directory (STATE_DIR): an emptyDir on disk (memory-backed, it would count against
+  // viewer's memory limit), bounded, mounted read-write into viewer alone, at the path STATE_DIR
+  // names, which is not the socket directory: with the read-only root filesystem, the one place
+  // viewer writes beside its socket. It survives a container restart, not the pod (docs/deploy.md).
+  const stateMount = (viewer.volumeMounts ?? []).find((m) => m.mountPath === viewerEnv['STATE_DIR']);
+  assert.ok(viewerEnv['STATE_DIR'] === STATE_PATH && stateMount !== undefined, 'STATE_DIR is a mounted volume');
+  const state = volumeNamed(spec, stateMount.name);
+  assert.ok(state.emptyDir !== undefined, 'the state directory is an emptyDir (the pod\'s lifetime)');
+  assert.equal(state.emptyDir.medium, undefined, 'the state directory is on disk, not in viewer\'s memory');
+  assert.ok(quantity(state.emptyDir.sizeLimit) >= 16 * MiB && quantity(state.emptyDir.sizeLimit) <= 256 * MiB, 'the state directory is bounded, with room for a large memory and its replacement');
+  assert.notEqual(stateMount.readOnly, true, 'viewer writes its state');
+  assert.equal(stateMount.subPath, undefined);
+  assert.ok(!(stateMount.mountPath + '/').startsWith(`${SOCKET_DIR}/`), 'not the socket directory');
+  assert.equal(mountsOf(consoleC, stateMount.name).length, 0, 'the console does not mount viewer\'s state');
+
+  const storeMounts = (viewer.volumeMounts ?? []).filter((m) => m.name !== socketVolume && m.name !== tokenVolume && m.name !== stateMount.name);
   assert.equal(storeMounts.length, 1, 'viewer mounts one credential volume');
   const store = storeMounts[0];
   assert.equal(store?.mountPath, STORE_DIR);
@@ -253,6 +268,12 @@ describe('Kubernetes manifests (kubectl kustomize, kubernetes-models, our invari
       ['a store variable in the console', (s) => containerOf(s, 'console').env?.push({ name: 'AWS_SECRET_ACCESS_KEY', value: 'x' }), /the console has no AWS_SECRET_ACCESS_KEY/],
       ['a shell-form liveness probe', (s) => (containerOf(s, 'viewer').livenessProbe!.exec!.command = ['/bin/sh', '-c', 'viewer probe']), /livenessProbe|deepStrictEqual|Expected values/],
       ['no memory limit', (s) => delete containerOf(s, 'viewer').resources!.limits!['memory'], /viewer: memory request and limit/],
+      ['STATE_DIR on the read-only root (no volume)', (s) => {
+        containerOf(s, 'viewer').volumeMounts?.splice(3, 1);
+        s.volumes?.splice(3, 1);
+      }, /STATE_DIR is a mounted volume/],
+      ['the state directory in memory', (s) => ((s.volumes ?? [])[3]!.emptyDir!.medium = 'Memory'), /on disk, not in viewer's memory/],
+      ['the state directory shared with the console', (s) => containerOf(s, 'console').volumeMounts?.push({ name: 'state', mountPath: STATE_PATH }), /the console mounts the socket and the token only/],
     ];
     for (const [what, breakIt, message] of breakages) {
       const s = base();
@@ -280,12 +301,14 @@ describe('Kubernetes manifests (kubectl kustomize, kubernetes-models, our invari
     const { volumes: podVolumes, containers: podContainers } = pod;
     const { volumes: baseVolumes, containers: baseContainers } = base;
     // 1–3. every volume a hostPath under the test's directory, of the listed kind.
+    // The state emptyDir stays as it is (kube play makes it the container user's, which is all it needs).
     assert.deepEqual(podVolumes, [
       { name: 'socket', hostPath: { path: `${KUBE_PLAY_DIR}/socket`, type: 'Directory' } },
       { name: 'token', hostPath: { path: `${KUBE_PLAY_DIR}/token`, type: 'File' } },
       { name: 'store-credentials', hostPath: { path: `${KUBE_PLAY_DIR}/store`, type: 'Directory' } },
+      baseVolumes?.find((v) => v.name === 'state'),
     ]);
-    assert.deepEqual(baseVolumes?.map((v) => v.name), ['socket', 'token', 'store-credentials']);
+    assert.deepEqual(baseVolumes?.map((v) => v.name), ['socket', 'token', 'store-credentials', 'state']);
     const overrides: Record<string, readonly string[]> = {
       viewer: ['DESTINATION_PATH', 'ARCHIVE_SERVER_NAMES', 'STORE_ENDPOINT_URL', 'REFRESH_INTERVAL_SECONDS'],
       console: ['LISTEN_ADDR', 'REPOSITORY_EXPECTED_FINGERPRINT', 'POLL_INTERVAL_SECONDS'],

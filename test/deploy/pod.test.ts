@@ -7,7 +7,8 @@
  * that stand for its securityContext (--read-only without podman's /tmp tmpfs, --cap-drop=ALL,
  * no-new-privileges). The shared group is given with --group-add (fsGroup's effect), the socket
  * directory and the token are host files prepared as kubelet prepares them (root:10002, 02770 and
- * 0440).
+ * 0440), and viewer's state directory (STATE_DIR) a host directory as kubelet makes an emptyDir
+ * with fsGroup (root:10002, 02777).
  *
  * The pod uses the host's network: the test store listens on 127.0.0.1 only, which a pod on
  * podman's bridge cannot reach without rebinding the store, and a bridge would change the host's
@@ -22,7 +23,7 @@ import { after, before, describe, it } from 'node:test';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { realRepositories } from '../support/real-repositories.ts';
 import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
-import { CONSOLE_UID, containerOf, deploymentOf, envOf, NODE, podSpecOf, quantity, render, SHARED_GID, SOCKET_DIR, STORE_DIR, TEST_DIR, TOKEN_PATH, VIEWER_JS, VIEWER_UID } from './layout.ts';
+import { CONSOLE_UID, containerOf, deploymentOf, envOf, NODE, podSpecOf, quantity, render, SHARED_GID, SOCKET_DIR, STATE_PATH, STORE_DIR, TEST_DIR, TOKEN_PATH, VIEWER_JS, VIEWER_UID } from './layout.ts';
 import { podman, podmanRun, processCost, skipPodman, socketGet, testImage, until } from './podman.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
@@ -86,7 +87,8 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
   let sidecar: Snapshot;
 
   const mounts = (socketDir: string) => ['-v', `${socketDir}:${SOCKET_DIR}`, '-v', `${tokenHost}:${TOKEN_PATH}:ro`];
-  const storeMount = () => ['-v', `${join(work, 'store')}:${STORE_DIR}:ro`];
+  /** The store credential and the state directory: viewer's own mounts. */
+  const storeMount = () => ['-v', `${join(work, 'store')}:${STORE_DIR}:ro`, '-v', `${join(work, 'state')}:${STATE_PATH}`];
   const snapshot = async () => {
     const r = await socketGet(join(socketHost, 'evidence.sock'), '/api/v1alpha1/snapshot', TOKEN);
     return r.status === 200 ? (r.body as Snapshot) : null;
@@ -121,6 +123,8 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     writeFileSync(join(work, 'store', 'secret-access-key'), `${repos.secretAccessKey}\n`);
     for (const f of ['access-key-id', 'secret-access-key']) shared(join(work, 'store', f), 0o440);
     shared(join(work, 'store'), 0o750);
+    mkdirSync(join(work, 'state'));
+    shared(join(work, 'state'), 0o2777);
 
     const destination = `s3://${repos.bucket}/${repos.prefix}`;
     const r = await runViewer(['scan'], {
@@ -185,6 +189,16 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     assert.deepEqual(inContainer(consoleName, facts), { uid: CONSOLE_UID, groups: [SHARED_GID, CONSOLE_UID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: false, pid1: [NODE, VIEWER_JS, 'console'] });
     const [inspected] = JSON.parse(podman(['container', 'inspect', consoleName])) as [{ Config: { Env: string[] } }];
     assert.deepEqual(inspected.Config.Env.filter((e) => /^(STORE_|DESTINATION_PATH|AWS_|EVIDENCE_TOKEN_FILE)/.test(e)), [], 'no object-store credential or destination in the console');
+  });
+
+  it('viewer keeps its memory in STATE_DIR: one 0600 file of its own per scope, the only thing it writes beside the socket', async () => {
+    const files = await until('the memory of the first generation written', () => {
+      const names = readdirSync(join(work, 'state'));
+      return Promise.resolve(names.some((n) => /^memory-[0-9a-f]{32}\.json$/.test(n)) ? names : null);
+    });
+    assert.equal(files.length, 1, files.join(', '));
+    const st = statSync(join(work, 'state', files[0] ?? ''));
+    assert.deepEqual([st.uid, st.mode & 0o777], [VIEWER_UID, 0o600]);
   });
 
   it('`viewer probe` (the liveness command) reports live, and not live without the token', () => {
