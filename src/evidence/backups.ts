@@ -56,6 +56,8 @@ export interface BackupContext {
   readonly index: WalIndex;
   /** More than one database system id in the scope: no WAL can be attributed to this backup's system. */
   readonly systemAmbiguous?: boolean;
+  /** A timeline with no archived segment: `lost` once the store's clock says its first should be there. */
+  readonly unarchived?: (timeline: number) => 'lost' | 'not-yet' | null;
 }
 
 const REASONS = {
@@ -74,7 +76,7 @@ const SEVERITY: Record<State, number> = { healthy: 0, warning: 1, unknown: 2, un
 const verdict = (state: State, code: keyof typeof REASONS): FormatVerdict => ({ state, code, message: REASONS[code] });
 
 /** Rules 17–19: every position from `begin` to `end` on `timeline` observed. */
-function walVerdict(begin: number, end: number, timeline: number, index: WalIndex, g: WalGeometry): FormatVerdict | null {
+function walVerdict(begin: number, end: number, timeline: number, index: WalIndex, g: WalGeometry, lost: boolean): FormatVerdict | null {
   let position = begin;
   while (position <= end) {
     const range = index.rangeAt(timeline, position);
@@ -83,7 +85,8 @@ function walVerdict(begin: number, end: number, timeline: number, index: WalInde
       continue;
     }
     const absence = index.absence(timeline, position);
-    if (absence.kind === 'beyond-observed') return verdict('unknown', 'required-wal-not-yet-archived');
+    // Beyond what was observed: not archived yet, unless the timeline archived nothing for an hour.
+    if (absence.kind === 'beyond-observed') return lost ? verdict('unhealthy', 'required-wal-missing') : verdict('unknown', 'required-wal-not-yet-archived');
     if (absence.kind === 'gap' && absence.gap.status === 'candidate') return verdict('unknown', 'required-wal-candidate-gap');
     return verdict('unhealthy', 'required-wal-missing');
   }
@@ -100,7 +103,8 @@ function judge(b: FormatBackup, ctx: BackupContext): FormatVerdict {
   if (begin === null || end === null || b.fields.timeline === null) return b.unplaceable;
   // A segment of the right name may be another system's (a failed capability makes its dependants unknown).
   if (ctx.systemAmbiguous === true) return verdict('unknown', 'required-wal-system-ambiguous');
-  return walVerdict(begin.position, end.position, b.fields.timeline, ctx.index, ctx.geometry) ?? b.otherwise;
+  const lost = ctx.unarchived?.(b.fields.timeline) === 'lost';
+  return walVerdict(begin.position, end.position, b.fields.timeline, ctx.index, ctx.geometry, lost) ?? b.otherwise;
 }
 
 /**

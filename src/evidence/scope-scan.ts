@@ -254,7 +254,8 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const index = new WalIndex(wal.timelines, gapList);
   // WAL attributed to a system is ambiguous when the scope's backups declare more than one.
   const systemAmbiguous = catalog.systemIds.size > 1;
-  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: archiveGeometry, index, systemAmbiguous }));
+  const unarchived = unarchivedTimelines(wal, graph, access.storeTime, o.gapSettle ?? DEFAULT_GAP_SETTLE);
+  const backups = catalog.backups.map((b) => evaluateBackup(b, { server: o.server, geometry: archiveGeometry, index, systemAmbiguous, unarchived }));
   const classes: GapClass[] = o.format.classifyGaps(gapList, backups, archiveGeometry, (t) => wal.timelines.get(t)?.ranges ?? []);
 
   // Evidence over time (docs/design/evidence.md §Gaps, D-66): what an earlier generation proved
@@ -262,7 +263,6 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // memory module's rules (they correct `classes` in place), and what the next generation remembers.
   const overTime = nextMemory({ previous: o.previous, gaps: gapList, classes, backups, timelines: wal.timelines, index, rangeGeometry, segmentSize: archiveGeometry?.segmentSize ?? null });
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
-  const unarchived = unarchivedTimelines(wal, graph, access.storeTime, o.gapSettle ?? DEFAULT_GAP_SETTLE);
   const paths: RecoveryPathItem[] = [];
   let pathsLosingWal = 0;
   let pathsTruncated = false;

@@ -132,6 +132,9 @@ describe('summaries at the edges of timelines, on the repository Barman wrote (o
     assert.deepEqual([path(old, b2, 2).stop, ...sr(path(old, b2, 2))], ['gap-limited', 'unhealthy', 'target-timeline-wal-missing']);
     assert.deepEqual(sr(summary(old).coverage), ['unhealthy', 'coverage-target-wal-missing']);
     assert.deepEqual(sr(summary(old).wal), ['unhealthy', 'wal-timeline-not-archived']);
+    // B3, on timeline 2, needs WAL the timeline never archived: pending at first, missing an hour on.
+    assert.deepEqual(sr(backup(fresh, b3)), ['unknown', 'required-wal-not-yet-archived']);
+    assert.deepEqual(sr(backup(old, b3)), ['unhealthy', 'required-wal-missing']);
     await copy.restore();
     // With some timeline-2 segments but its head lost, the same repository is no worse.
     await copy.remove(keyOf(wal(2, 9)));

@@ -216,7 +216,8 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
     assert.deepEqual([path(old, f2, 2).stop, ...sr(path(old, f2, 2))], ['gap-limited', 'unhealthy', 'coverage-gap-limited']);
     assert.deepEqual(sr(summary(old).coverage), ['unhealthy', 'coverage-target-wal-missing']);
     assert.deepEqual(sr(summary(old).wal), ['unhealthy', 'wal-timeline-not-archived']);
-    for (const id of timeline2) assert.equal(backup(old, id).state, 'unknown', id);
+    // …and the WAL timeline 2's own backups need is as lost as the timeline's (D-88): missing, not pending.
+    for (const id of timeline2) assert.deepEqual(sr(backup(old, id)), ['unhealthy', 'required-wal-missing'], id);
     notHealthy(old, 'wal', 'coverage');
     await copy.restore();
     // With some timeline-2 segments but its head lost (case 1), the same repository is no worse.
