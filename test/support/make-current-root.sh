@@ -97,7 +97,10 @@ if ! mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
         "# viewer test root (make-current-root.sh): Debian sid defect workaround. python3-snappy 0.5.3" \
         "# crashes in its C CRC-32C under Python 3.14; use python3-crc32c'"'"'s instead, then run Barman." \
         "import sys" "import crc32c" "import snappy.snappy" "snappy.snappy._crc32c = crc32c.crc32c" \
-        "from barman.clients.${c#*:} import main" "sys.argv[0] = \"barman-cloud-${c%%:*}\"" "sys.exit(main())" > "$f"
+        "# The replacement runs at import, outside the guard: Python 3.14 starts multiprocessing" \
+        "# children with forkserver, which import this file again as __mp_main__." \
+        "from barman.clients.${c#*:} import main" "if __name__ == \"__main__\":" \
+        "    sys.argv[0] = \"barman-cloud-${c%%:*}\"" "    sys.exit(main())" > "$f"
       chmod 755 "$f"
     done' \
   --customize-hook='mkdir -p "$1/srv/viewer"' \
@@ -131,7 +134,8 @@ sed 's/^/  /' "$WORK/versions.txt" >&2
 # The snappy defect, checked each build: still there (or gone: then say so), and the replacement
 # computes CRC-32C (check value of "123456789" is E3069283) and round-trips a framed stream.
 snappy_exit=0
-(chroot "$ROOT.new" /usr/bin/python3 -c 'import snappy; snappy.StreamCompressor().add_chunk(b"x" * 65536)') 2>/dev/null || snappy_exit=$?
+# (the subshell reports the signal to its own stderr, discarded; the outer shell sees an exit code)
+{ (chroot "$ROOT.new" /usr/bin/python3 -c 'import snappy; snappy.StreamCompressor().add_chunk(b"x" * 65536)'; exit $?); } 2>/dev/null || snappy_exit=$?
 if [[ $snappy_exit == 139 ]]; then
   log "python3-snappy under $(chroot "$ROOT.new" python3 --version) still crashes in its CRC-32C (exit 139): barman-cloud-{wal-archive,wal-restore,backup,restore} run through the launchers in /usr/local/bin that use python3-crc32c's"
   echo "snappy-workaround=needed (python3-snappy's C CRC-32C crashes: exit 139); launchers in /usr/local/bin" >> "$WORK/versions.txt"
