@@ -78,8 +78,17 @@ if [[ -z ${MIRROR:-} ]]; then
 fi
 [[ -n $MIRROR ]] || die "no Debian mirror found in the host's apt sources (set MIRROR)"
 
+# Removes a root tree, never what is mounted inside it: anything still mounted under it (a killed
+# mmdebstrap's /proc, /sys or /dev) is unmounted first, and rm stays on the tree's filesystem.
+remove_tree() {
+  local m
+  [[ -e $1 ]] || return 0
+  while read -r m; do umount -l "$m" 2>/dev/null || true; done < <(awk -v t="$1/" 'index($5 "/", t) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
+  rm -rf --one-file-system "$1"
+}
 mkdir -p "$WORK"
-rm -rf "$ROOT.new" "$WORK/mmdebstrap.log"
+remove_tree "$ROOT.new"
+rm -f "$WORK/mmdebstrap.log"
 names=()
 for p in "${PINS[@]}"; do names+=("${p%%=*}"); done
 log "mmdebstrap $SUITE from $MIRROR: ${PINS[*]}"
@@ -88,7 +97,11 @@ log "mmdebstrap $SUITE from $MIRROR: ${PINS[*]}"
 # 2. the snappy launchers (see the header): one per barman-cloud command that may compress or
 #    decompress snappy, each running Barman's own entry point after the replacement;
 # 3. /srv/viewer: where the repository builds bind-mount their work directories.
-if ! mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
+# In the background and waited for, so that a TERM (prepare.sh stopping this build) is handled at
+# once: mmdebstrap is stopped and its unfinished root removed.
+MMDEBSTRAP=
+trap 'if [[ -n $MMDEBSTRAP ]]; then kill "$MMDEBSTRAP" 2>/dev/null; wait "$MMDEBSTRAP" || true; fi; remove_tree "$ROOT.new"; exit 143' TERM INT
+mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
   --include="$(IFS=,; echo "${PINS[*]}")" \
   --customize-hook='chroot "$1" pg_dropcluster 18 main' \
   --customize-hook='for c in wal-archive:cloud_walarchive wal-restore:cloud_walrestore backup:cloud_backup restore:cloud_restore; do
@@ -104,9 +117,14 @@ if ! mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
       chmod 755 "$f"
     done' \
   --customize-hook='mkdir -p "$1/srv/viewer"' \
-  "$SUITE" "$ROOT.new" "$MIRROR" >"$WORK/mmdebstrap.log" 2>&1; then
+  "$SUITE" "$ROOT.new" "$MIRROR" >"$WORK/mmdebstrap.log" 2>&1 &
+MMDEBSTRAP=$!
+mmdebstrap_exit=0
+wait "$MMDEBSTRAP" || mmdebstrap_exit=$?
+MMDEBSTRAP=
+if ((mmdebstrap_exit != 0)); then
   sed 's/^/  | /' "$WORK/mmdebstrap.log" | tail -n 30 >&2
-  rm -rf "$ROOT.new"
+  remove_tree "$ROOT.new"
   if grep -qE "Version '[^']+' for '[^']+' was not found|has no installation candidate|Unable to locate package" "$WORK/mmdebstrap.log"; then
     log "the mirror no longer has a pinned version (sid moved on). What it has now:"
     mmdebstrap --quiet --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
@@ -157,7 +175,7 @@ d.flush()
 EOF
 chroot "$ROOT.new" /usr/local/bin/barman-cloud-wal-archive --version >/dev/null
 
-rm -rf "$ROOT"
+remove_tree "$ROOT"
 mv "$ROOT.new" "$ROOT"
 echo "$HASH" > "$MARKER"
 log "done: $(du -sh "$ROOT" | cut -f1) in $ROOT"
