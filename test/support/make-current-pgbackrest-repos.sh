@@ -23,7 +23,8 @@
 # Recorded in $OUT: info-<stanza>.json / .txt (`pgbackrest info` after the build),
 # info-main-before-expire.json, expire-main.txt, verify-main.txt, history-2.txt, manifests.tsv
 # (per current backup: stanza, label, type, and from its manifest read back with `pgbackrest
-# repo-get`: compress type, bundle, block incremental, annotation), objects.tsv (the key listing:
+# repo-get`: prior, compress type, bundle, block incremental, db-version, the number of
+# tablespaces in [backup:target], annotation), objects.tsv (the key listing:
 # key, size, last-modified), versions.txt and facts.env.
 #
 # Everything of the tools runs inside the root with chroot, in a mount namespace of this script's
@@ -340,7 +341,7 @@ for s in $S $STANZA_ENC; do
   pgbr --stanza=$s info > "$OUT/info-$s.txt"
 done
 # Per current backup, from its manifest as pgBackRest reads it back (decrypted for `encrypted`).
-printf 'stanza\tlabel\ttype\tprior\tcompress\tbundle\tblock_incr\tannotation\n' > "$OUT/manifests.tsv"
+printf 'stanza\tlabel\ttype\tprior\tcompress\tbundle\tblock_incr\tdb_version\ttablespaces\tannotation\n' > "$OUT/manifests.tsv"
 for s in $S $STANZA_ENC; do
   for l in $(labels $s); do
     pgbr --stanza=$s repo-get "backup/$s/$l/backup.manifest" > "$WORK/manifest-$s-$l"
@@ -352,13 +353,14 @@ for line in open(path, encoding="utf-8"):
     line = line.rstrip("\n")
     if line.startswith("["):
         section = line.strip("[]")
-    elif "=" in line and section in ("backup", "backup:option", "metadata"):
+    elif "=" in line and section in ("backup", "backup:db", "backup:option", "backup:target", "metadata"):
         k, v = line.split("=", 1)
         kv[(section, k)] = json.loads(v)
 annotation = ",".join(f"{k}={v}" for k, v in sorted((kv.get(("metadata", "annotation")) or {}).items()))
 print("\t".join([stanza, label, kv[("backup", "backup-type")], kv.get(("backup", "backup-prior")) or "",
                  kv[("backup:option", "option-compress-type")], "y" if kv.get(("backup", "backup-bundle")) else "n",
-                 "y" if kv.get(("backup", "backup-block-incr")) else "n", annotation]))
+                 "y" if kv.get(("backup", "backup-block-incr")) else "n", kv[("backup:db", "db-version")],
+                 str(sum(1 for (sec, _), v in kv.items() if sec == "backup:target" and "tablespace-id" in v)), annotation]))
 EOF
   done
 done
