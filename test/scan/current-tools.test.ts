@@ -131,6 +131,9 @@ describe('viewer scan on repositories written by the tools people run today (Pos
     for (const b of repos.barman.backupList()) assert.equal(Math.floor(b.version / 10000), 18, b.backup_id);
     assert.equal(repos.pgbackrest.info(repos.pgbackrest.main.stanza).db[0]?.version, '18');
     for (const b of repos.pgbackrest.info(repos.pgbackrest.main.stanza).backup) assert.match(b.backrest.version, /^2\.60\./, b.label);
+    // The build's own record agrees with what the tools list: names, the keep annotation.
+    assert.deepEqual(Object.fromEntries(repos.barman.backupList().filter((b) => b.backup_name).map((b) => [b.backup_id, b.backup_name])), repos.barman.names);
+    assert.equal(repos.barman.keep.status, `Keep: ${repos.barman.keep.target}`);
   });
 
   describe('Barman 3.20 (barman-cloud) with PostgreSQL 18', () => {
