@@ -70,10 +70,12 @@ fi
 [[ $(id -u) == 0 ]] || die "needs root (mmdebstrap, chroot)"
 command -v mmdebstrap >/dev/null || die "mmdebstrap is missing (Debian: apt-get install mmdebstrap)"
 
-# The Debian mirror of the host's own apt sources (its main archive, not -security/-updates).
+# The Debian mirror of the host's own apt sources: the one serving the host's own release (its
+# main archive; not -security, -updates, nor a third-party repository).
 if [[ -z ${MIRROR:-} ]]; then
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
   MIRROR=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null |
-    awk '$2 !~ /-/ && $1 !~ /security/ { print $1; exit }')
+    awk -v c="$codename" '$2 == c { print $1; exit }')
   MIRROR=${MIRROR%/}
 fi
 [[ -n $MIRROR ]] || die "no Debian mirror found in the host's apt sources (set MIRROR)"
