@@ -37,7 +37,7 @@ export const BACKUP_TYPES = ['full', 'incremental', 'rsync', 'snapshot'] as cons
 /** pgBackRest's backup types verbatim (`backup-type`): its `incr` is not Barman's `incremental` (D-72). */
 export const STANZA_BACKUP_TYPES = ['full', 'diff', 'incr'] as const;
 /** Archive compression as classified from the archive object suffixes. */
-export const BACKUP_COMPRESSIONS = ['none', 'gzip', 'bzip2', 'snappy', 'lz4'] as const;
+export const BACKUP_COMPRESSIONS = ['none', 'gzip', 'bzip2', 'snappy', 'lz4', 'zstd'] as const;
 /** pgBackRest's `compress-type` values `none`, `gz`, `bz2`, `lz4`, `zst` in the same classification (D-72). */
 export const STANZA_BACKUP_COMPRESSIONS = ['none', 'gzip', 'bzip2', 'lz4', 'zstd'] as const;
 /** Declared client-side encryption; object-store server-side encryption is invisible, so `null`. */

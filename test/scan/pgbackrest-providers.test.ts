@@ -34,7 +34,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 }
 
 /** Keys whose values are store clocks or scan times (receipt times, the scan's own times, the lag). */
-const STORE_CLOCK = /receipt|received|store_time|archive_lag|^(started_at|completed_at|last_attempt_at|last_success_at|lower_bound_at)$/;
+const STORE_CLOCK = /receipt|received|store_time|archive_lag|^(started_at|completed_at|last_attempt_at|last_success_at|lower_bound_at|first_observed_at)$/;
 
 /** The document without what differs by construction between two providers (see the header). */
 function comparable(doc: ScanDocument): unknown {

@@ -14,6 +14,10 @@ describe('keys Barman writes', () => {
     ['base/20261121T132845/data.tar.bz2', { kind: 'backup-archive', backupId: '20261121T132845', tablespaceOid: null, chunk: 0, compression: 'bzip2' }],
     ['base/b1/data_0001.tar.snappy', { kind: 'backup-archive', backupId: 'b1', tablespaceOid: null, chunk: 1, compression: 'snappy' }],
     ['base/b1/16385.tar.lz4', { kind: 'backup-archive', backupId: 'b1', tablespaceOid: 16385, chunk: 0, compression: 'lz4' }],
+    // barman-cloud-backup --zstd (Barman 3.20: CloudBackupCatalog.get_backup_files knows tar.zst).
+    ['base/b1/data.tar.zst', { kind: 'backup-archive', backupId: 'b1', tablespaceOid: null, chunk: 0, compression: 'zstd' }],
+    ['base/b1/16385_0002.tar.zst', { kind: 'backup-archive', backupId: 'b1', tablespaceOid: 16385, chunk: 2, compression: 'zstd' }],
+    ['base/b1/data.tar.xz', { kind: 'backup-other', backupId: 'b1' }],
     ['base/b1/16385_0012.tar', { kind: 'backup-archive', backupId: 'b1', tablespaceOid: 16385, chunk: 12, compression: 'none' }],
     ['base/20261121T132821/annotations/keep', { kind: 'backup-keep', backupId: '20261121T132821' }],
     ['base/snap-1/backup_label', { kind: 'backup-label', backupId: 'snap-1' }],
@@ -64,7 +68,7 @@ describe('keys Barman does not write are unknown', () => {
   for (const key of unknown) it(JSON.stringify(key.slice(0, 80)), () => assert.deepEqual(classifyKey(key), { kind: 'unknown' }));
 
   it('an unrecognised file in a valid backup directory stays tied to that directory', () => {
-    assert.deepEqual(classifyKey('base/20261121T132821/data.tar.zst'), { kind: 'backup-other', backupId: '20261121T132821' });
+    assert.deepEqual(classifyKey('base/20261121T132821/data.tar.xz'), { kind: 'backup-other', backupId: '20261121T132821' });
     assert.deepEqual(classifyKey('base/20261121T132821/data_0000001.tar'), { kind: 'backup-other', backupId: '20261121T132821' });
     assert.deepEqual(classifyKey('base/20261121T132821/data_0000.tar'), { kind: 'backup-other', backupId: '20261121T132821' });
     assert.deepEqual(classifyKey('base/20261121T132821/data_10000.tar')?.kind, 'backup-archive');

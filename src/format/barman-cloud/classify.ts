@@ -6,7 +6,7 @@
  *
  * Layout (research: barman-cloud-format.md §1.2, §1.5):
  *   base/<backup_id>/backup.info
- *   base/<backup_id>/{data|<tablespace oid>}[_NNNN].tar[.gz|.bz2|.snappy|.lz4]
+ *   base/<backup_id>/{data|<tablespace oid>}[_NNNN].tar[.gz|.bz2|.snappy|.lz4|.zst]   (.lz4, .zst: barman-cloud-backup --lz4, --zstd)
  *   base/<backup_id>/annotations/keep
  *   base/<backup_id>/backup_label                       (snapshot backups)
  *   wals/<TTTTTTTTLLLLLLLL>/<segment>[.partial|.<offset>.backup][.gz|.bz2|.xz|.snappy|.zst|.lz4]
@@ -20,10 +20,11 @@ import { upperHex8 } from '../../postgres/wal.ts';
 
 export const WAL_COMPRESSIONS = ['gzip', 'bzip2', 'xz', 'snappy', 'zstd', 'lz4'] as const;
 export type WalCompression = (typeof WAL_COMPRESSIONS)[number];
-export type ArchiveCompression = 'none' | 'gzip' | 'bzip2' | 'snappy' | 'lz4';
+export type ArchiveCompression = 'none' | 'gzip' | 'bzip2' | 'snappy' | 'lz4' | 'zstd';
 
 const WAL_SUFFIX: Record<string, WalCompression> = { gz: 'gzip', bz2: 'bzip2', xz: 'xz', snappy: 'snappy', zst: 'zstd', lz4: 'lz4' };
-const ARCHIVE_SUFFIX: Record<string, ArchiveCompression> = { '': 'none', '.gz': 'gzip', '.bz2': 'bzip2', '.snappy': 'snappy', '.lz4': 'lz4' };
+// The extensions CloudBackupCatalog.get_backup_files recognises (Barman 3.20): tar, tar.gz, tar.bz2, tar.snappy, tar.lz4, tar.zst.
+const ARCHIVE_SUFFIX: Record<string, ArchiveCompression> = { '': 'none', '.gz': 'gzip', '.bz2': 'bzip2', '.snappy': 'snappy', '.lz4': 'lz4', '.zst': 'zstd' };
 
 export type ClassifiedKey =
   | { readonly kind: 'backup-info'; readonly backupId: string }
@@ -49,7 +50,7 @@ export type ClassifiedKey =
 const UNKNOWN: ClassifiedKey = { kind: 'unknown' };
 const BACKUP_ID = new RegExp(BACKUP_ID_PATTERN);
 // Chunks are written as `_%04d` from 1 up: `_0001`…`_9999`, then `_10000`… without padding.
-const ARCHIVE = /^(data|[1-9][0-9]{0,9})(?:_((?!0000)[0-9]{4}|[1-9][0-9]{4,8}))?\.tar(\.gz|\.bz2|\.snappy|\.lz4)?$/;
+const ARCHIVE = /^(data|[1-9][0-9]{0,9})(?:_((?!0000)[0-9]{4}|[1-9][0-9]{4,8}))?\.tar(\.gz|\.bz2|\.snappy|\.lz4|\.zst)?$/;
 const WAL_FILE = /^([0-9A-F]{24})(\.partial|\.([0-9A-F]{8})\.backup)?(?:\.(gz|bz2|xz|snappy|zst|lz4))?$/;
 const HISTORY_FILE = /^([0-9A-F]{8})\.history(?:\.(gz|bz2|xz|snappy|zst|lz4))?$/;
 const HASH_DIR = /^[0-9A-F]{16}$/;

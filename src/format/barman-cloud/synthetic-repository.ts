@@ -11,7 +11,7 @@ import type { ArchiveCompression, WalCompression } from './classify.ts';
 import { minimumArchiveBytes, minimumSegmentBytes } from './size-floors.ts';
 
 const WAL_SUFFIXES: Record<string, WalCompression> = { '.gz': 'gzip', '.bz2': 'bzip2', '.xz': 'xz', '.snappy': 'snappy', '.zst': 'zstd', '.lz4': 'lz4' };
-const ARCHIVE_SUFFIXES: Record<string, ArchiveCompression> = { '': 'none', '.gz': 'gzip', '.bz2': 'bzip2', '.snappy': 'snappy', '.lz4': 'lz4' };
+const ARCHIVE_SUFFIXES: Record<string, ArchiveCompression> = { '': 'none', '.gz': 'gzip', '.bz2': 'bzip2', '.snappy': 'snappy', '.lz4': 'lz4', '.zst': 'zstd' };
 /** The listed size of a synthetic archive: Python's tarfile pads every archive to 10 KiB records. */
 const SYNTHETIC_TAR_BYTES = 20 * 1024;
 

@@ -201,8 +201,8 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
     status: 'DONE',
     backup_type: e.type,
     system_id: history?.systemId ?? null,
-    // pgBackRest records the major version only (`15`), which is not PostgreSQL's version number (D-72).
-    postgresql_version: null,
+    // pgBackRest records the major version only (`15`, `9.6`): its first release's number (150000, 90600; D-91).
+    postgresql_version: pgVersionNum(history?.version ?? manifest?.db.version ?? ''),
     timeline: trusted ? timelineOf(e.archiveStart) : null,
     wal_segment_size_bytes: current ? (g?.segmentSize ?? null) : null,
     begin_wal: trusted ? e.archiveStart : null,
@@ -217,7 +217,7 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
     compression: validated && manifest.options.compressType !== null ? COMPRESSIONS[manifest.options.compressType] : null,
     encryption,
     artifact_count: validated ? (d?.structure?.artifactCount ?? null) : null,
-    tablespace_count: null,
+    tablespace_count: manifest?.tablespaces ?? null,
   };
   const backup = {
     fields,

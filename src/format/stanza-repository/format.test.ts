@@ -100,7 +100,8 @@ describe('the stanza-repository format over a synthetic stanza', () => {
       [I, 'DONE', 'incr', 'healthy', '000000010000000000000009', '00000001000000000000000A', 1, 'zstd', 'healthy'],
     ]);
     assert.equal(e.geometry?.segmentSize, 16 << 20);
-    assert.deepEqual(e.backups.map((b) => [b.item.artifact_count, b.item.encryption, b.item.postgresql_version]), [[4, 'none', null], [1, 'none', null], [3, 'none', null]]);
+    // The major version pgBackRest records ("15") as its first release's number; no tablespace target in these manifests.
+    assert.deepEqual(e.backups.map((b) => [b.item.artifact_count, b.item.encryption, b.item.postgresql_version, b.item.tablespace_count]), [[4, 'none', 150000, 0], [1, 'none', 150000, 0], [3, 'none', 150000, 0]]);
     assert.deepEqual(e.ranges.map((r) => [r.first_wal, r.last_wal]), [['000000010000000000000003', '00000001000000000000000C']]);
     assert.deepEqual(e.walCounts, { segment: 10, partial: 0, history: 0, backup_history: 3, unknown: 0, duplicate: 0 });
     assert.equal(e.tool, 'pgBackRest');

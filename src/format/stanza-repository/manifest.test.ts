@@ -43,6 +43,20 @@ describe('an unbundled full backup', () => {
     assert.deepEqual(problems(m), []);
   });
 
+  it('counts the tablespaces its targets link, and keeps none of their paths', () => {
+    assert.equal(m.tablespaces, 0, 'only pg_data among the targets');
+    const linked = seal(
+      unsealed(manifestText({ label: FULL, files: [file('pg_data/PG_VERSION', 3)] })).replace(
+        'pg_data={"path":"/var/lib/postgresql/15/main","type":"path"}',
+        'pg_data={"path":"/var/lib/postgresql/15/main","type":"path"}\npg_data/pg_wal={"path":"/srv/secret-wal","type":"link"}\npg_tblspc/16385={"path":"/srv/secret-ts1","tablespace-id":"16385","tablespace-name":"ts1","type":"link"}\npg_tblspc/16390={"path":"/srv/secret-ts2","tablespace-id":"16390","tablespace-name":"ts2","type":"link"}',
+      ),
+    );
+    const t = read(linked);
+    assert.equal(t.checksum, 'valid');
+    assert.equal(t.tablespaces, 2);
+    assert.doesNotMatch(JSON.stringify(t, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v instanceof Map ? [...v] : v)), /secret/);
+  });
+
   it('lists every file as an object of this backup, zero-length ones included, with the compression extension', () => {
     assert.deepEqual(m.files.stored, {
       objects: [

@@ -5,8 +5,9 @@
  * facts (known keys only), and from `[target:file]` what structural checks of the backup's
  * objects need — counts and sums, the labels files are referenced from, per bundle of this backup
  * the length it must have, and the (key, size) of every separate object this backup stores, up
- * to a ceiling. Host paths (`[backup:target]`), ownership, checksums and timestamps of files are
- * read for shape only and never kept.
+ * to a ceiling; from `[backup:target]`, how many tablespaces it links (`pg_tblspc/<oid>` targets,
+ * counted, their host paths never kept). Ownership, checksums and timestamps of files are read for
+ * shape only and never kept.
  *
  * Same line grammar, JSON and checksum as the info files (info-file.ts `InfoStream`). Problems
  * are typed and counted per field; no text from the manifest appears in any of them.
@@ -160,6 +161,8 @@ export interface Manifest {
   readonly db: ManifestDb;
   readonly options: ManifestOptions;
   readonly files: ManifestFiles;
+  /** Tablespaces the backup holds: `[backup:target]` entries `pg_tblspc/<oid>` (0 when it lists none). */
+  readonly tablespaces: number;
   readonly problems: readonly ManifestProblem[];
 }
 
@@ -180,6 +183,8 @@ const HEADER_KEYS: Readonly<Record<HeaderSection, ReadonlySet<string>>> = {
 
 const CHECKSUM = /^[0-9a-f]{40}$/;
 const ROOTS = ['pg_data/', 'pg_tblspc/'];
+/** A tablespace's target name in `[backup:target]` (keys are unique: the info grammar refuses a repeated key). */
+const TABLESPACE_TARGET = /^pg_tblspc\/[1-9][0-9]{0,9}$/;
 const BAD_PART = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
 /** A manifest name: under pg_data/ or pg_tblspc/, no empty, `.` or `..` part, no control byte. */
@@ -240,6 +245,7 @@ export class ManifestParser {
   #zero = 0;
   #blockIncremental = 0;
   #withoutChecksum = 0;
+  #tablespaces = 0;
   #result: ManifestResult | undefined;
 
   constructor(options: ManifestParseOptions = {}) {
@@ -267,6 +273,11 @@ export class ManifestParser {
   #value(section: string, key: string, value: JsonValue): InfoFailure | null {
     if (section === 'target:file') {
       this.#file(key, value);
+      return null;
+    }
+    // A tablespace target (manifestLoadCallback: `pg_tblspc/<oid>`, a link); its path is never kept.
+    if (section === 'backup:target') {
+      if (TABLESPACE_TARGET.test(key)) this.#tablespaces += 1;
       return null;
     }
     if (section === 'backup' || section === 'backup:db' || section === 'backup:option') {
@@ -468,6 +479,7 @@ export class ManifestParser {
         bundlesTruncated: this.#bundlesTruncated,
         stored,
       },
+      tablespaces: this.#tablespaces,
       problems: [...this.#problems.values()],
     };
   }
