@@ -270,6 +270,7 @@ describe('viewer scan on repositories written by the tools people run today (Pos
     it("reads PostgreSQL's version and the tablespace count each backup's manifest records", async () => {
       const doc = await scanStanza(main().stanza);
       const manifests = repos.pgbackrest.manifests.filter((m) => m.stanza === main().stanza);
+      assert.deepEqual(manifests.map((m) => m.tablespaces), main().backups.map(() => 1)); // ts1, created before F2
       // pgBackRest records the major version only (db-version "18"): the item's number must say 18.
       assert.deepEqual(
         doc.backups.map((b) => [b['backup_id'], typeof b['postgresql_version'] === 'number' ? Math.floor(b['postgresql_version'] / 10000) : b['postgresql_version'], b['tablespace_count']]),

@@ -9,7 +9,8 @@
 #
 # Every backup is bundled (repo1-bundle=y) with block incremental (repo1-block=y), zst.
 # Stanza `main` (16 MiB segments, pgbench data):
-#   timeline 1: WAL gz; full F1, diff D1, incr I1; WAL zst; full F2 annotated (--annotation);
+#   timeline 1: WAL gz; full F1, diff D1, incr I1; WAL zst; a tablespace ts1 (so F1's set has
+#   none and every later backup one); full F2 annotated (--annotation);
 #   three segments of their own (the middle one is lost later); diff D2, incr I2; restore point
 #   "incident"; WAL past it on timeline 1. Point-in-time restore to "incident" (--type=name,
 #   --target-action=promote) onto timeline 2, WAL lz4; incr I3 on timeline 2, whose chain (I2,
@@ -284,6 +285,10 @@ work $P; switch $P
 I1=$(backup $S I1 incr)
 work $P; switch $P
 echo zst > "$WORK/bin/compress-$S"
+mkdir -p "$WORK/pg/ts1" && chown "$PGUID:$PGGID" "$WORK/pg/ts1" && chmod 700 "$WORK/pg/ts1"
+sql $P "create tablespace ts1 location '$IN/pg/ts1'" >/dev/null
+sql $P "create table in_ts1 tablespace ts1 as select i, md5(i::text) as t from generate_series(1, 20000) i" >/dev/null
+TS1_OID=$(sql $P "select oid from pg_tablespace where spcname = 'ts1'")
 switch $P 2
 F2=$(backup $S F2 full "--annotation=$ANNOTATION_KEY=$ANNOTATION_VALUE")
 # Three segments of their own between F2's stop and D2's start: the middle one is deleted below,
@@ -301,7 +306,7 @@ stop $S
 
 # ---------------------------------------------------------------- point-in-time restore: timeline 2
 log "$S: restore to 'incident' (--type=name, promote) onto timeline 2"
-find "$WORK/pg/$S" -mindepth 1 -delete
+find "$WORK/pg/$S" "$WORK/pg/ts1" -mindepth 1 -delete # restore wants both empty (ts1 back in place)
 pgbr --stanza=$S restore --type=name --target=incident --target-action=promote >"$WORK/logs/restore-$S.log" 2>&1 ||
   die "$S: restore failed: $(cat "$WORK/logs/restore-$S.log")"
 echo lz4 > "$WORK/bin/compress-$S"
@@ -421,6 +426,7 @@ MAIN_ANNOTATION=$ANNOTATION_KEY=$ANNOTATION_VALUE
 MAIN_TIMELINE_1=$F2 $D2 $I2
 MAIN_TIMELINE_2=$I3 $F3 $I4
 MAIN_CROSS_TIMELINE_INCR=$I3
+MAIN_TABLESPACE_OID=$TS1_OID
 MAIN_RESTORE_POINT=incident
 MAIN_SWITCH_LSN=$SWITCH_LSN
 MAIN_FIRST_TIMELINE_2_WAL=$FIRST_TL2
