@@ -20,7 +20,7 @@ import { DEFAULT_GAP_SETTLE, findGaps, type Gap, type GapClass, type GapSettle }
 import { nextGeneration, nextMemory, type EvidenceMemory } from './memory.ts';
 import type { BudgetMeter } from './listing.ts';
 import { CountingScopeAccess } from './scope-access.ts';
-import { recoveryPaths } from './recovery-paths.ts';
+import { recoveryPaths, type PathResult } from './recovery-paths.ts';
 import { TimelineGraph, type HistoryStatus } from './timelines.ts';
 import { WalArchive, type HistoryObject, type WalCounts } from './wal-archive.ts';
 import { WalIndex } from './wal-index.ts';
@@ -189,6 +189,62 @@ function unarchivedTimelines(wal: WalArchive, graph: TimelineGraph, storeTime: n
   };
 }
 
+/** Every backup's recovery paths, up to the ceiling (reached: `truncated`), and how many lose WAL. */
+function collectPaths(backups: readonly BackupFacts[], max: number, of: (b: BackupFacts) => PathResult[]): { items: RecoveryPathItem[]; losingWal: number; truncated: boolean } {
+  const items: RecoveryPathItem[] = [];
+  let losingWal = 0;
+  for (const b of backups) {
+    const more = of(b);
+    if (items.length + more.length > max) return { items, losingWal, truncated: true };
+    for (const p of more) {
+      items.push(p.item);
+      if (p.losesWal) losingWal += 1;
+    }
+  }
+  return { items, losingWal, truncated: false };
+}
+
+/** The WAL ranges as wire items, in wire order. */
+function rangeItems(server: string, wal: WalArchive, g: WalGeometry): WalRangeItem[] {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return [...wal.timelines.values()]
+    .flatMap((tl) =>
+      tl.ranges.map((r) => ({
+        server,
+        timeline: tl.timeline,
+        start_position: r.start,
+        end_position: r.end,
+        segment_count: r.count,
+        first_wal: walName(tl.timeline, r.start, g),
+        last_wal: walName(tl.timeline, r.end, g),
+        latest_receipt_at: iso(r.latestReceipt),
+        end_receipt_at: iso(r.endReceipt),
+      })),
+    )
+    .sort(compareWalRuns);
+}
+
+/** The gaps as wire items with their classes (not on the wire), in wire order. */
+function gapItems(server: string, gaps: readonly Gap[], classes: readonly GapClass[], g: WalGeometry): { class: GapClass; item: WalGapItem }[] {
+  return gaps
+    .map((gap, i) => ({
+      class: classes[i] ?? 'unexplained',
+      item: {
+        server,
+        timeline: gap.timeline,
+        start_position: gap.start,
+        end_position: gap.end,
+        segment_count: gap.count,
+        first_wal: walName(gap.timeline, gap.start, g),
+        last_wal: walName(gap.timeline, gap.end, g),
+        status: gap.status,
+        first_observed_generation: gap.firstObservedGeneration,
+        last_observed_generation: gap.lastObservedGeneration,
+      } satisfies WalGapItem,
+    }))
+    .sort((a, b) => compareWalRuns(a.item, b.item));
+}
+
 export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   const limits = o.limits ?? DEFAULT_SCOPE_LIMITS;
   // Every listing goes through the one counting access: objects and bytes are counted there.
@@ -263,49 +319,9 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // memory module's rules (they correct `classes` in place), and what the next generation remembers.
   const overTime = nextMemory({ previous: o.previous, gaps: gapList, classes, backups, timelines: wal.timelines, index, rangeGeometry, segmentSize: archiveGeometry?.segmentSize ?? null });
   const retentionHoles = new Set(gapList.filter((_, i) => classes[i] === 'retention-expected'));
-  const paths: RecoveryPathItem[] = [];
-  let pathsLosingWal = 0;
-  let pathsTruncated = false;
-  for (const b of backups) {
-    const more = recoveryPaths(b, { server: o.server, geometry: archiveGeometry, graph, index, retentionHole: (g) => retentionHoles.has(g), unarchived, systemAmbiguous });
-    if (paths.length + more.length > limits.maxPaths) {
-      pathsTruncated = true;
-      break;
-    }
-    for (const p of more) {
-      paths.push(p.item);
-      if (p.losesWal) pathsLosingWal += 1;
-    }
-  }
-
-  const ranges: WalRangeItem[] = [...wal.timelines.values()].flatMap((tl) =>
-    tl.ranges.map((r) => ({
-      server: o.server,
-      timeline: tl.timeline,
-      start_position: r.start,
-      end_position: r.end,
-      segment_count: r.count,
-      first_wal: walName(tl.timeline, r.start, rangeGeometry),
-      last_wal: walName(tl.timeline, r.end, rangeGeometry),
-      latest_receipt_at: r.latestReceipt === null ? null : new Date(r.latestReceipt).toISOString(),
-      end_receipt_at: r.endReceipt === null ? null : new Date(r.endReceipt).toISOString(),
-    })),
-  );
-  const classified = gapList.map((g, i) => ({
-    class: classes[i] ?? 'unexplained',
-    item: {
-    server: o.server,
-    timeline: g.timeline,
-    start_position: g.start,
-    end_position: g.end,
-    segment_count: g.count,
-    first_wal: walName(g.timeline, g.start, rangeGeometry),
-    last_wal: walName(g.timeline, g.end, rangeGeometry),
-    status: g.status,
-    first_observed_generation: g.firstObservedGeneration,
-    last_observed_generation: g.lastObservedGeneration,
-    } satisfies WalGapItem,
-  })).sort((a, b) => compareWalRuns(a.item, b.item));
+  const paths = collectPaths(backups, limits.maxPaths, (b) => recoveryPaths(b, { server: o.server, geometry: archiveGeometry, graph, index, retentionHole: (g) => retentionHoles.has(g), unarchived, systemAmbiguous }));
+  const ranges = rangeItems(o.server, wal, rangeGeometry);
+  const classified = gapItems(o.server, gapList, classes, rangeGeometry);
 
   return {
     server: o.server,
@@ -314,22 +330,22 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     unknownObjects: unknownObjects + wal.counts.unknown,
     backups,
     walCounts: { ...wal.counts },
-    ranges: ranges.sort(compareWalRuns),
+    ranges,
     gaps: classified.map((c) => c.item),
     gapClasses: classified.map((c) => c.class),
-    paths,
+    paths: paths.items,
     geometry: archiveGeometry,
     geometryIssue: declared.geometryIssue,
     graph,
     histories,
     systemIds: catalog.systemIds,
     rangesTruncated: wal.rangesTruncated,
-    diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || pathsTruncated,
+    diagnosticsTruncated: wal.diagnosticsTruncated || catalog.truncated || paths.truncated,
     empty,
     tool: o.format.tool,
     implausibleSegments: wal.implausibleSegments,
     unrestorableSegments: wal.unrestorableSegments,
-    pathsLosingWal,
+    pathsLosingWal: paths.losingWal,
     newestUnarchived: graph.newest === null ? null : unarchived(graph.newest),
     vanishedGaps: overTime.vanishedGaps,
     frontierRegressed: overTime.frontierRegressed,
