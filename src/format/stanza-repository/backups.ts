@@ -23,7 +23,7 @@
  */
 import type { BackupItem } from '../../contract/collections.ts';
 import { formatLsn, geometry as makeGeometry, splitWalName, type WalGeometry } from '../../postgres/wal.ts';
-import { verdictMaker, type BackupDependency, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
+import { verdictMaker, type BackupDependency, type BackupLabel, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
 import { FULL_LABEL_LENGTH, labelType, pgVersionNum, type BackupInfo, type CurrentBackup, type InfoField } from './backup-info.ts';
 import { examineDirectory, listBackupArea, type Examined } from './catalog.ts';
 import { backupArea } from './layout.ts';
@@ -180,6 +180,20 @@ interface Draft {
 }
 
 const NO_LABEL = { name: null, keep: null } as const;
+/** The longest label shown (the seam's BackupLabel: at most 128 characters). */
+const MAX_LABEL_CHARS = 128;
+
+/**
+ * What operators know a backup by: its annotations (`--annotation key=value`, as `pgbackrest info`
+ * lists them), for the pages only and never a correlation key; keys in order, cut at the label's
+ * length. The parser already refused unprintable or oversized ones.
+ */
+function annotationLabel(annotations: ReadonlyMap<string, string> | null): BackupLabel {
+  if (annotations === null || annotations.size === 0) return NO_LABEL;
+  const text = [...annotations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(', ');
+  const chars = [...text];
+  return { name: chars.length <= MAX_LABEL_CHARS ? text : `${chars.slice(0, MAX_LABEL_CHARS - 1).join('')}…`, keep: null };
+}
 
 /** A backup backup.info lists. */
 function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefined, g: WalGeometry | null, stanza: readonly Code[], encryption: BackupItem['encryption']): Draft {
@@ -228,7 +242,7 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
     mayHaveCompleted: true,
     standalone: false,
     trusted: { timeline: fields.timeline, endLsn: trusted ? e.lsnStop : null, endAt: fields.end_at },
-    label: NO_LABEL,
+    label: annotationLabel(e.annotations),
     dependsOn: [],
   };
   // A diff or incr needs every backup its reference list names (a block-incremental one too).

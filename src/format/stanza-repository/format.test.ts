@@ -91,6 +91,18 @@ const row = (e: ScopeEvidence, id: string) => {
 };
 
 describe('the stanza-repository format over a synthetic stanza', () => {
+  it('labels a backup with its annotations, as pgbackrest info lists them (pages only, never on the wire)', async () => {
+    const long = 'x'.repeat(200);
+    const { store } = stanza({ backups: [{ ...full, annotation: { source: 'nightly', 'change-ticket': 'CHG-42' } }, { ...diff, annotation: { note: long } }, incr] });
+    const e = await scan(store);
+    assert.deepEqual(e.backups.map((b) => b.label), [
+      { name: 'change-ticket=CHG-42, source=nightly', keep: null },
+      { name: `note=${long}`.slice(0, 127) + '…', keep: null },
+      { name: null, keep: null },
+    ]);
+    for (const b of e.backups) assert.doesNotMatch(JSON.stringify(b.item), /nightly|CHG-42|note=/);
+  });
+
   it('reads a full, a diff and an incr as pgBackRest lists them, with their WAL and chains', async () => {
     const { store } = stanza();
     const e = await scan(store);

@@ -70,6 +70,8 @@ export interface SyntheticBackup {
   readonly listed?: boolean;
   /** `final`: backup.manifest and its copy (default); `copy-only`: the early copy of an interrupted backup; `none`. */
   readonly manifest?: 'final' | 'copy-only' | 'none';
+  /** backup.info's `backup-annotation` (`pgbackrest backup --annotation key=value`). */
+  readonly annotation?: Readonly<Record<string, string>>;
   /** The directory is gone (an expired backup): only its history manifest and `.backup` file remain. */
   readonly expired?: boolean;
   /** backup.info's `backup-error` (page checksum errors). */
@@ -252,6 +254,7 @@ export class SyntheticStanza {
     return json({
       'backrest-format': 5,
       'backrest-version': '2.45',
+      ...(b.annotation === undefined ? {} : { 'backup-annotation': b.annotation }),
       'backup-archive-start': walName(b.timeline, b.beginPosition, g),
       'backup-archive-stop': walName(b.timeline, b.endPosition, g),
       'backup-error': b.error ?? false,
