@@ -117,9 +117,9 @@ describe('standalone pages in Chromium', { skip }, () => {
     ]);
     assert.deepEqual(recent.filter(([, , at]) => at === '2026-11-20 04:06:00Z').map(([key]) => key), [
       'wals/0000000200000000/00000002000000000000002E.gz',
-      'base/20261120T040000/data.tar.bz2',
+      'base/20261120T040000/data.tar.zst',
       'base/20261120T040000/backup.info',
-      'base/20261120T040000/16385.tar.bz2',
+      'base/20261120T040000/16385.tar.zst',
     ]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'inventory-top.png') });

@@ -1,6 +1,7 @@
 /**
  * The embedded demo repository: a small barman-cloud server laid out as Barman writes it, with the
- * situations viewer exists to show: backups in three compressions, a keep:standalone backup with
+ * situations viewer exists to show: backups in three compressions (gzip, none, and zstd with a
+ * tablespace, as barman-cloud-backup --zstd writes it), a keep:standalone backup with
  * the hole Barman's retention leaves after it, a point-in-time recovery onto timeline 2, a lost
  * WAL segment after a regular backup, a failed
  * backup and an abandoned backup directory. Receipt times and the store's clock are fixed, so the
@@ -32,7 +33,7 @@ export function demoRepository(): MemoryStore {
   repo.backup({ id: '20261120T001500', timeline: 1, beginPosition: 4, endPosition: 4, beginTime: at(15), endTime: at(16), keep: 'standalone', name: 'before-upgrade' });
   repo.backup({ id: '20261120T013000', timeline: 1, beginPosition: 19, endPosition: 19, archiveSuffix: '.gz', beginTime: at(90), endTime: at(94) });
   repo.backup({ id: '20261120T023000', timeline: 1, beginPosition: 31, endPosition: 32, status: 'FAILED', beginTime: at(150), endTime: at(156) });
-  repo.backup({ id: '20261120T040000', timeline: 2, beginPosition: 44, endPosition: 45, archiveSuffix: '.bz2', tablespaces: [16385], beginTime: at(240), endTime: at(246), name: 'after-migration' });
+  repo.backup({ id: '20261120T040000', timeline: 2, beginPosition: 44, endPosition: 45, archiveSuffix: '.zst', tablespaces: [16385], beginTime: at(240), endTime: at(246), name: 'after-migration' });
   repo.backup({ id: '20261120T050000', timeline: 2, beginPosition: 56, endPosition: 57, withoutInfo: true, beginTime: at(300), endTime: at(301) });
   return store;
 }
