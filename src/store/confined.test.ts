@@ -24,6 +24,16 @@ describe('confinement', () => {
     assert.equal(await category(two.listPage({ prefix: 'dest/archive/main/', startAfter: 'dest/other/', signal })), 'invalid_configuration');
   });
 
+  it('passes an object behind a customer-provided key on as key-required, whole or streamed, listed as usual (D-92)', async () => {
+    const sealed = new MemoryStore();
+    sealed.put('dest/backup/main/backup.info', 'x'.repeat(7));
+    sealed.sealWithCustomerKey('dest/backup/main/backup.info');
+    const c = confine(sealed, 'dest/backup/main/');
+    assert.deepEqual(await c.read({ key: 'dest/backup/main/backup.info', maxBytes: 10, signal }), { status: 'key-required' });
+    assert.deepEqual(await c.readStream({ key: 'dest/backup/main/backup.info', maxBytes: 10, signal }), { status: 'key-required' });
+    assert.deepEqual((await c.listPage({ prefix: 'dest/backup/main/', signal })).objects.map((o) => [o.key, o.size]), [['dest/backup/main/backup.info', 7]]);
+  });
+
   it('refuses a listing that strays outside the roots, and roots that are not prefixes', async () => {
     const careless: StoreDriver = { listPage: (r) => store.listPage({ ...r, prefix: 'dest/' }), read: (r) => store.read(r), readStream: (r) => store.readStream(r), close: () => undefined };
     assert.equal(await category(confine(careless, 'dest/archive/main/').listPage({ prefix: 'dest/archive/main/', signal })), 'incompatible_format');

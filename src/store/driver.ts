@@ -2,7 +2,10 @@
  * The read-only object-store driver contract every provider implements: paged listing under a
  * prefix, a size-bounded read of one object (whole, or streamed as chunks), and nothing else. Every call takes an
  * AbortSignal. Failures are `StoreError`s with a spec failure category; absence of an object is a
- * value (`found: false`), never an error, so a denied read can never pass for a missing one.
+ * value (`absent`), never an error, so a denied read can never pass for a missing one. So is an
+ * object the store keeps encrypted with a customer-provided key the request did not carry
+ * (`key-required`: S3 SSE-C, Cloud Storage CSEK, Azure CPK; D-92): it exists, its bytes cannot be
+ * had, and that is a fact about that one object, not a failure of the store.
  * No method writes, deletes or signs URLs.
  */
 
@@ -52,16 +55,27 @@ export interface ReadRequest {
   readonly signal: AbortSignal;
 }
 
+/**
+ * The object exists but is encrypted with a customer-provided key (S3 SSE-C, Cloud Storage
+ * customer-supplied keys, Azure customer-provided keys) that the request did not carry: the store
+ * refuses its bytes. viewer never sends such a key. Only a read can answer this, never a listing.
+ */
+export interface KeyRequired {
+  readonly status: 'key-required';
+}
+
 export type ReadResult =
   | { readonly status: 'found'; readonly bytes: Uint8Array }
   | { readonly status: 'absent' }
-  | { readonly status: 'too-large'; readonly size: number };
+  | { readonly status: 'too-large'; readonly size: number }
+  | KeyRequired;
 
 /** An opened object: its size and its body as chunks (read at most once; stop early to release it). */
 export type StreamResult =
   | { readonly status: 'found'; readonly size: number; readonly chunks: AsyncIterable<Uint8Array> }
   | { readonly status: 'absent' }
-  | { readonly status: 'too-large'; readonly size: number };
+  | { readonly status: 'too-large'; readonly size: number }
+  | KeyRequired;
 
 export interface StoreDriver {
   /** `startAfter: 'emulated'` when the provider cannot start a listing after a key (the driver skips). */

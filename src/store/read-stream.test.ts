@@ -52,5 +52,7 @@ describe('streamed reads', () => {
     assert.ok(whole.status === 'found' && Buffer.from(whole.bytes).equals(bytes));
     assert.deepEqual(await readWhole(Promise.resolve({ status: 'absent' })), { status: 'absent' });
     assert.deepEqual(await readWhole(Promise.resolve({ status: 'too-large', size: 9 })), { status: 'too-large', size: 9 });
+    // An object behind a customer-provided key the reader does not hold is an answer, passed on as it is (D-92).
+    assert.deepEqual(await readWhole(Promise.resolve({ status: 'key-required' })), { status: 'key-required' });
   });
 });

@@ -5,7 +5,9 @@
  * (rules 1–10 of docs/design/evidence.md §Backups), archives (11–14), and the warnings that apply
  * once its WAL is present (20–23). Evidence places the backup's `begin_wal`..`end_wal` in the
  * archive (15–19). Only validated values reach the wire fields: sizes, count and compression
- * only when the metadata validated and no archive was refused.
+ * only when the metadata validated and no archive was refused. A backup.info or keep annotation
+ * the store keeps encrypted with a customer-provided key the scan does not hold (Barman's
+ * `--sse-customer-key`, S3 SSE-C; D-92) is read as what it is: listed, sized, unreadable.
  */
 import { mapLimit } from '../../common/concurrency.ts';
 import type { BackupItem } from '../../contract/collections.ts';
@@ -15,13 +17,18 @@ import { MAX_BACKUP_INFO_BYTES, parseBackupInfo, type BackupInfo, type BackupInf
 import { BackupCatalog, type BackupDirectory } from './catalog.ts';
 import { classifyKey } from './classify.ts';
 
-export type KeepTarget = 'full' | 'standalone' | 'unrecognized' | null;
+/** The keep annotation: its target, content Barman does not write, stored behind a customer-provided key (D-92), or none. */
+export type KeepTarget = 'full' | 'standalone' | 'unrecognized' | 'key-required' | null;
+
+/** backup.info as read: parsed (or refused by the parser), or stored behind a customer-provided key the scan does not hold. */
+export type InfoReading = BackupInfoResult | { readonly ok: false; readonly reason: 'backup-info-customer-key-required' };
 
 export const REASONS = {
   'backup-info-missing': 'No backup.info: the backup is in progress or was abandoned.',
   'backup-info-malformed': 'backup.info could not be parsed.',
   'backup-info-too-large': 'backup.info is larger than any Barman writes.',
   'backup-info-not-utf8': 'backup.info is not UTF-8 text.',
+  'backup-info-customer-key-required': 'backup.info is stored encrypted with a customer-provided key (SSE-C) viewer does not hold: its metadata cannot be read; names and sizes are counted.',
   'backup-status-unknown': 'backup.info has no recognised status.',
   'backup-failed': 'Barman recorded the backup as failed.',
   'backup-not-completed': 'Barman has not recorded the backup as done.',
@@ -37,6 +44,7 @@ export const REASONS = {
   'unexpected-archive': 'An archive exists for a tablespace the metadata does not declare.',
   'unrecognized-objects': 'The backup directory holds objects Barman does not write.',
   'keep-annotation-unrecognized': 'The keep annotation has content Barman does not write.',
+  'keep-annotation-customer-key-required': 'The keep annotation is stored encrypted with a customer-provided key (SSE-C) viewer does not hold: whether the backup is kept is unknown.',
   'structurally-usable': 'Metadata, archives and the WAL needed for consistency are present.',
 } as const;
 type Code = keyof typeof REASONS;
@@ -50,6 +58,8 @@ const SHELVES: Partial<Record<Code, Shelf>> = {
   'backup-info-malformed': 'malformed',
   'backup-info-too-large': 'malformed',
   'backup-info-not-utf8': 'malformed',
+  // Not malformed: behind a key viewer does not hold, like a repository cipher (pgBackRest's `backup-metadata-encrypted`).
+  'backup-info-customer-key-required': 'unsupported',
   'backup-status-unknown': 'malformed',
   'backup-info-invalid': 'malformed',
   'backup-info-inconsistent': 'malformed',
@@ -105,7 +115,7 @@ function archiveVerdict(dir: BackupDirectory, info: BackupInfo): FormatVerdict |
 }
 
 /** Rules 1–14: what the metadata and the archives decide before any WAL is consulted. */
-function decide(dir: BackupDirectory, parsed: BackupInfoResult | null): FormatVerdict | null {
+function decide(dir: BackupDirectory, parsed: InfoReading | null): FormatVerdict | null {
   if (parsed === null) return verdict('unknown', 'backup-info-missing');
   if (!parsed.ok) return verdict('unknown', parsed.reason);
   const info = parsed.info;
@@ -126,11 +136,12 @@ function otherwise(dir: BackupDirectory, info: BackupInfo | null, keep: KeepTarg
   if ([...dir.archives.keys()].some((k) => !declared.has(k))) return verdict('warning', 'unexpected-archive');
   if (dir.otherObjects > 0) return verdict('warning', 'unrecognized-objects');
   if (keep === 'unrecognized') return verdict('warning', 'keep-annotation-unrecognized');
+  if (keep === 'key-required') return verdict('warning', 'keep-annotation-customer-key-required');
   return verdict('healthy', 'structurally-usable');
 }
 
 /** One backup directory as the seam's `FormatBackup`. */
-export function formatBackup(dir: BackupDirectory, parsed: BackupInfoResult | null, keep: KeepTarget): FormatBackup {
+export function formatBackup(dir: BackupDirectory, parsed: InfoReading | null, keep: KeepTarget): FormatBackup {
   const info = parsed?.ok === true ? parsed.info : null;
   const trusted = info !== null && consistent(info) ? info : null;
   // The spec counts "validated artifacts": bytes, count and compression only for a backup whose
@@ -169,7 +180,8 @@ export function formatBackup(dir: BackupDirectory, parsed: BackupInfoResult | nu
     unplaceable: verdict('unknown', 'backup-info-invalid'),
     otherwise: otherwise(dir, info, keep),
     completed: info?.status === 'DONE',
-    // backup.info is there but says nothing readable about the status: it may be a DONE one.
+    // backup.info is there but says nothing readable about the status (malformed, or behind a
+    // customer-provided key): it may be a DONE one.
     mayHaveCompleted: info?.status === 'DONE' || (parsed !== null && (parsed.ok === false || info?.status === null)),
     standalone: keep === 'standalone',
     trusted: { timeline: trusted?.timeline ?? null, endLsn: trusted?.endLsn ?? null, endAt: trusted?.endAt ?? null },
@@ -184,21 +196,23 @@ const KEEP_MAX_BYTES = 64;
 async function readKeep(access: ScopeAccess, dir: BackupDirectory): Promise<KeepTarget> {
   if (dir.keepKey === null) return null;
   const r = await access.read(dir.keepKey, KEEP_MAX_BYTES);
+  if (r.status === 'key-required') return 'key-required';
   if (r.status !== 'found') return r.status === 'absent' ? null : 'unrecognized';
   const text = Buffer.from(r.bytes).toString('latin1').trim();
   return text === 'full' || text === 'standalone' ? text : 'unrecognized';
 }
 
-async function readInfo(access: ScopeAccess, dir: BackupDirectory): Promise<BackupInfoResult | null> {
+async function readInfo(access: ScopeAccess, dir: BackupDirectory): Promise<InfoReading | null> {
   if (dir.infoKey === null) return null;
   const r = await access.read(dir.infoKey, MAX_BACKUP_INFO_BYTES);
   if (r.status === 'absent') return null;
   if (r.status === 'too-large') return { ok: false, reason: 'backup-info-too-large' };
+  if (r.status === 'key-required') return { ok: false, reason: 'backup-info-customer-key-required' };
   return parseBackupInfo(r.bytes);
 }
 
 /** The archive's geometry as the metadata declares it: one segment size, one side of 9.3. */
-function settleGeometry(infos: readonly (BackupInfoResult | null)[]): Pick<FormatCatalog, 'geometry' | 'geometryIssue'> {
+function settleGeometry(infos: readonly (InfoReading | null)[]): Pick<FormatCatalog, 'geometry' | 'geometryIssue'> {
   const declared = infos.flatMap((r) => (r?.ok === true && r.info.segmentSize !== null ? [r.info] : []));
   const sizes = new Set(declared.map((i) => i.segmentSize));
   const old = new Set(declared.map((i) => i.version !== null && i.version < VERSION_WITH_SEGMENT_FF));

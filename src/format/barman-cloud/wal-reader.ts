@@ -70,7 +70,8 @@ const isCompression = (e: string | null): e is WalCompression => e !== null && (
 /** A history file's bytes, decompressed (at most `maxBytes` after decompression). */
 export async function readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes: number): Promise<HistoryBytes> {
   const r = await access.read(ref.key, HISTORY_MAX_STORED_BYTES);
-  if (r.status === 'absent') return { ok: false, status: 'unread' };
+  // Behind a customer-provided key the scan does not hold (D-92): there, but proves nothing either way.
+  if (r.status === 'absent' || r.status === 'key-required') return { ok: false, status: 'unread' };
   if (r.status === 'too-large') return { ok: false, status: 'invalid', reason: 'history-too-large' };
   if (!isCompression(ref.encoding)) return { ok: true, bytes: r.bytes };
   const d = await decompress(r.bytes, ref.encoding, maxBytes);

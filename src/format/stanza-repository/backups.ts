@@ -17,7 +17,9 @@
  * A diff or incr depends on every backup of its `backup-reference` list (the chain rule is
  * evidence's, `dependsOn`). Only the current database generation's backups are judged against the
  * WAL: an older generation's WAL lives in another archive id. An encrypted stanza shows names and
- * sizes only: every backup is `unknown`, its type and set read from its label.
+ * sizes only: every backup is `unknown`, its type and set read from its label. So does a stanza
+ * whose metadata the store keeps encrypted with a customer-provided key the scan does not hold
+ * (pgBackRest's `repo1-s3-sse-customer-key`, S3 SSE-C; D-92), with its own reason.
  *
  * Design: docs/design/stanza-repository.md §Catalog.
  */
@@ -36,6 +38,7 @@ export const REASONS = {
   'backup-info-inconsistent': 'backup.info values for this backup contradict each other.',
   'backup-catalog-unreadable': 'Neither backup.info nor its copy can be read, so whether this backup completed is not known.',
   'backup-metadata-encrypted': 'The repository is encrypted: its metadata cannot be read without the passphrase; names and sizes are counted.',
+  'backup-metadata-customer-key-required': 'The metadata is stored encrypted with a customer-provided key (SSE-C) viewer does not hold: it cannot be read; names and sizes are counted.',
   'backup-earlier-database': 'The backup belongs to an earlier database of the stanza, whose WAL is not read.',
   'backup-directory-missing': 'backup.info lists the backup, but its directory holds no object.',
   'backup-manifest-missing': 'The backup directory has neither backup.manifest nor its copy.',
@@ -58,6 +61,7 @@ export const REASONS = {
   'archive-info-from-copy': 'archive.info could not be loaded; its copy was used.',
   'archive-info-copy-mismatch': 'archive.info and its copy differ.',
   'archive-info-unreadable': 'Neither archive.info nor its copy can be read.',
+  'archive-info-customer-key-required': 'archive.info is stored encrypted with a customer-provided key (SSE-C) viewer does not hold; the archive id is taken from the listing.',
   'structurally-usable': 'Metadata, stored files and the WAL needed for consistency are present.',
 } as const;
 export type Code = keyof typeof REASONS;
@@ -73,6 +77,7 @@ const SHELVES: Partial<Record<Code, Shelf>> = {
   'backup-manifest-inconsistent': 'malformed',
   'backup-manifest-invalid': 'malformed',
   'backup-metadata-encrypted': 'unsupported',
+  'backup-metadata-customer-key-required': 'unsupported',
   'backup-earlier-database': 'unsupported',
   'backup-manifest-too-large': 'unsupported',
 };
@@ -93,7 +98,8 @@ function stanzaWarnings(info: StanzaInfo): Code[] {
   const out: Code[] = [];
   if (info.backup.fromCopy) out.push('backup-info-from-copy');
   else if (info.backup.differ) out.push('backup-info-copy-mismatch');
-  if (info.archive.view === null && !info.archive.encrypted) out.push('archive-info-unreadable');
+  if (info.archive.view === null && info.archive.keyRequired && !info.archive.encrypted) out.push('archive-info-customer-key-required');
+  else if (info.archive.view === null && !info.archive.encrypted) out.push('archive-info-unreadable');
   else if (info.archive.fromCopy) out.push('archive-info-from-copy');
   else if (info.archive.differ) out.push('archive-info-copy-mismatch');
   return out;
@@ -148,6 +154,7 @@ function structureVerdict(d: Examined | undefined, e: CurrentBackup): FormatVerd
   if (!d.hasManifest && !d.hasCopy) return verdict('unhealthy', 'backup-manifest-missing');
   const r = d.manifest;
   if (r.status === 'encrypted') return verdict('unknown', 'backup-metadata-encrypted');
+  if (r.status === 'key-required') return verdict('unknown', 'backup-metadata-customer-key-required');
   if (r.status === 'too-large') return verdict('unknown', 'backup-manifest-too-large');
   if (r.status !== 'loaded') return verdict('unknown', 'backup-manifest-malformed');
   if (!manifestAgrees(r.manifest, e)) return verdict('unknown', 'backup-manifest-inconsistent');
@@ -250,7 +257,7 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
 }
 
 /** A label directory backup.info does not list, or every directory when backup.info cannot be read. */
-function unlistedBackup(d: Examined, catalog: 'readable' | 'encrypted' | 'unreadable', encryption: BackupItem['encryption']): Draft {
+function unlistedBackup(d: Examined, catalog: CatalogState, encryption: BackupItem['encryption']): Draft {
   const type = labelType(d.label);
   const manifest = d.manifest.status === 'loaded' ? d.manifest.manifest : null;
   const interrupted = !d.hasManifest && d.hasCopy;
@@ -260,6 +267,7 @@ function unlistedBackup(d: Examined, catalog: 'readable' | 'encrypted' | 'unread
     decided = verdict('unknown', 'backup-interrupted');
     status = 'INTERRUPTED';
   } else if (catalog === 'encrypted') decided = verdict('unknown', 'backup-metadata-encrypted');
+  else if (catalog === 'key-required') decided = verdict('unknown', 'backup-metadata-customer-key-required');
   else if (catalog === 'unreadable') decided = verdict('unknown', 'backup-catalog-unreadable');
   else if (d.hasManifest) {
     decided = verdict('unknown', 'backup-unlisted');
@@ -319,10 +327,13 @@ function settleGeometry(info: BackupInfo | null): Pick<FormatCatalog, 'geometry'
   return { geometry: makeGeometry(inferred.segmentSize, version), geometryIssue: null };
 }
 
-/** The catalog's state: readable, or why not. */
-function catalogState(pair: InfoPair<BackupInfo>): 'readable' | 'encrypted' | 'unreadable' {
+/** The catalog's state: readable, or why not (a cipher, a customer-provided key the store wants, anything else). */
+type CatalogState = 'readable' | 'encrypted' | 'key-required' | 'unreadable';
+
+function catalogState(pair: InfoPair<BackupInfo>): CatalogState {
   if (pair.view !== null) return 'readable';
-  return pair.encrypted ? 'encrypted' : 'unreadable';
+  if (pair.encrypted) return 'encrypted';
+  return pair.keyRequired ? 'key-required' : 'unreadable';
 }
 
 /** How the repository encrypts its files, as far as the stanza shows it. */

@@ -42,6 +42,8 @@ export type ManifestReading =
   | { readonly status: 'unread' }
   | { readonly status: 'too-large' }
   | { readonly status: 'encrypted' }
+  /** Stored encrypted with a customer-provided key the scan does not hold (S3 SSE-C, D-92). */
+  | { readonly status: 'key-required' }
   /** Neither the manifest nor its copy loads (grammar, a limit, the checksum, the format number). */
   | { readonly status: 'unloadable' }
   | {
@@ -104,6 +106,7 @@ async function readManifest(access: ScopeAccess, key: string): Promise<ManifestR
   const r = await access.readStream(key, MANIFEST_LIMITS.maxBytes);
   if (r.status === 'absent') return { status: 'unloadable' };
   if (r.status === 'too-large') return { status: 'too-large' };
+  if (r.status === 'key-required') return { status: 'key-required' };
   const parser = new ManifestParser();
   for await (const chunk of r.chunks) if (!parser.push(chunk)) break;
   const m = parser.end();
@@ -120,8 +123,9 @@ export async function loadManifest(access: ScopeAccess, dirKey: string, dir: Lab
   if (dir.manifestSize !== null) {
     const main = await readManifest(access, `${dirKey}backup.manifest`);
     if (main.status === 'loaded') return { ...main, copyMismatch: dir.copySize !== dir.manifestSize };
-    // An encrypted or oversized main file has a copy of the same kind.
-    if (main.status === 'encrypted' || main.status === 'too-large' || dir.copySize === null) return main;
+    // An encrypted or oversized main file has a copy of the same kind; so has one behind a
+    // customer-provided key (pgBackRest writes both with the same key).
+    if (main.status === 'encrypted' || main.status === 'key-required' || main.status === 'too-large' || dir.copySize === null) return main;
   }
   if (dir.copySize === null) return { status: 'unread' };
   const copy = await readManifest(access, `${dirKey}backup.manifest.copy`);

@@ -189,7 +189,8 @@ const HISTORY_MAX_STORED_BYTES = 64 * 1024;
 /** A history file's bytes: stored as PostgreSQL wrote them, never compressed; behind the cipher when encrypted. */
 export async function readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes: number): Promise<HistoryBytes> {
   const r = await access.read(ref.key, Math.min(maxBytes, HISTORY_MAX_STORED_BYTES));
-  if (r.status === 'absent') return { ok: false, status: 'unread' };
+  // Behind a customer-provided key the scan does not hold (D-92): there, but proves nothing either way.
+  if (r.status === 'absent' || r.status === 'key-required') return { ok: false, status: 'unread' };
   if (r.status === 'too-large') return { ok: false, status: 'invalid', reason: 'history-too-large' };
   // Encrypted (research §7): its content is behind the cipher, so the history is not known.
   if (ref.encoding !== null || Buffer.from(r.bytes.subarray(0, SALTED.length)).toString('latin1') === SALTED) return { ok: false, status: 'unread' };

@@ -1,6 +1,7 @@
 /**
  * The `store-b` driver: Azure Blob Storage through the official SDK (`@azure/storage-blob`),
- * read-only (list blobs, download a blob whole or as a stream). Credentials: an explicit connection string (read
+ * read-only (list blobs, download a blob whole or as a stream; never with a customer-provided key:
+ * a blob encrypted with one reads as `key-required`). Credentials: an explicit connection string (read
  * from the configured file by this driver, or handed over from the ambient
  * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
  * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
@@ -20,7 +21,7 @@ import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, Store
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { parseHttpDate } from '../store-time.ts';
-import { toAzureStoreError } from './classify.ts';
+import { azureCustomerKeyRequired, toAzureStoreError } from './classify.ts';
 
 export type AzureCredentials =
   | { readonly mode: 'connection-string-file'; readonly file: string }
@@ -96,6 +97,8 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
       if (error instanceof StoreError) throw error;
       const status = (error as { statusCode?: unknown }).statusCode;
       if (status === 404 && !request.signal.aborted && (error as { code?: unknown }).code !== 'ContainerNotFound') return { status: 'absent' };
+      // Encrypted with a customer-provided key the request did not carry (D-92): there, but unreadable.
+      if (azureCustomerKeyRequired(error, request.signal)) return { status: 'key-required' };
       throw toAzureStoreError(error, request.signal);
     }
   }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AggregateAuthenticationError, AuthenticationError, AuthenticationRequiredError, CredentialUnavailableError } from '@azure/identity';
-import { azureFailureCategory, toAzureStoreError } from './classify.ts';
+import { azureCustomerKeyRequired, azureFailureCategory, toAzureStoreError } from './classify.ts';
 
 const rest = (code: string | undefined, statusCode: number) => Object.assign(new Error(`Server failed: account acme container backups ${code ?? ''}`), { name: 'RestError', code, statusCode });
 
@@ -55,6 +55,27 @@ describe('Azure failure categories', () => {
 
   it('keeps the service text only as the cause', () => {
     const e = toAzureStoreError(rest('AuthenticationFailed', 403));
+    assert.ok(!e.message.includes('acme'));
+  });
+});
+
+describe('Azure CPK: a blob read without its customer-provided key (D-92)', () => {
+  it('409 BlobUsesCustomerSpecifiedEncryption (Get Blob Properties or Get Blob) is key-required', () => {
+    assert.equal(azureCustomerKeyRequired(rest('BlobUsesCustomerSpecifiedEncryption', 409)), true);
+  });
+
+  it('nothing else is: another 409, the code on another status, an aborted read', () => {
+    assert.equal(azureCustomerKeyRequired(rest('BlobDoesNotUseCustomerSpecifiedEncryption', 409)), false);
+    assert.equal(azureCustomerKeyRequired(rest(undefined, 409)), false);
+    assert.equal(azureCustomerKeyRequired(rest('BlobUsesCustomerSpecifiedEncryption', 400)), false);
+    const aborted = new AbortController();
+    aborted.abort();
+    assert.equal(azureCustomerKeyRequired(rest('BlobUsesCustomerSpecifiedEncryption', 409), aborted.signal), false);
+  });
+
+  it('as a failure (a listing is never asked) it stays what it was, without the provider text', () => {
+    const e = toAzureStoreError(rest('BlobUsesCustomerSpecifiedEncryption', 409));
+    assert.equal(e.category, 'unavailable');
     assert.ok(!e.message.includes('acme'));
   });
 });

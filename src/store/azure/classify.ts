@@ -12,6 +12,9 @@
  * cause, by status 429 or by a code that says so (here `ServerBusy`, the 503 Azure Storage
  * documents as its answer when a partition or account limit is reached); any other 5xx, a 503
  * without that code included, is `unavailable`.
+ *
+ * One refusal of an object read is no failure at all (`azureCustomerKeyRequired`, D-92): the blob
+ * is encrypted with a customer-provided key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -62,6 +65,19 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
   if (status === 429) return 'throttled';
   if (status === 400) return 'invalid_configuration';
   return 'unavailable';
+}
+
+/**
+ * Whether a read of a blob (Get Blob Properties or Get Blob) failed because the blob is encrypted
+ * with a customer-provided key (CPK) the request did not carry: Azure answers 409 (Conflict) with
+ * the error code `BlobUsesCustomerSpecifiedEncryption` (in `x-ms-error-code`, which the SDK reads
+ * into `code` for a HEAD without body too; D-92). For object reads only: a listing is never asked
+ * this, and a 409 on a listing keeps failing as today.
+ */
+export function azureCustomerKeyRequired(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted === true || typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; statusCode?: unknown };
+  return e.statusCode === 409 && e.code === 'BlobUsesCustomerSpecifiedEncryption';
 }
 
 export function toAzureStoreError(error: unknown, signal?: AbortSignal): StoreError {

@@ -1,7 +1,7 @@
 /** The Cloud Storage error table on the shapes the SDK throws (ApiError codes and reasons, network codes). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { gcsFailureCategory, toGcsStoreError } from './classify.ts';
+import { gcsCustomerKeyRequired, gcsFailureCategory, toGcsStoreError } from './classify.ts';
 
 const api = (code: number, reason?: string) => Object.assign(new Error(`bucket acme-backups: ${reason ?? ''}`), { name: 'ApiError', code, errors: reason === undefined ? [] : [{ reason }] });
 
@@ -26,5 +26,33 @@ describe('GCS failure categories', () => {
 
   it('keeps the service text only as the cause', () => {
     assert.ok(!toGcsStoreError(api(403, 'forbidden')).message.includes('acme'));
+  });
+});
+
+describe('Cloud Storage CSEK: an object read without its customer-supplied key (D-92)', () => {
+  const REASON = 'resourceIsEncryptedWithCustomerEncryptionKey';
+  const body = (reason: string) => JSON.stringify({ error: { code: 400, message: 'The target object is encrypted by a customer-supplied encryption key.', errors: [{ domain: 'global', reason, message: 'x' }] } });
+
+  it('400 with that reason is key-required: parsed into errors[] (metadata) or left in the message (a media download)', () => {
+    assert.equal(gcsCustomerKeyRequired(api(400, REASON)), true);
+    assert.equal(gcsCustomerKeyRequired(Object.assign(new Error(body(REASON)), { name: 'ApiError', code: 400, errors: [] })), true);
+  });
+
+  it('nothing else is: another 400 reason, the reason on another status, text that is no error body, an aborted read', () => {
+    assert.equal(gcsCustomerKeyRequired(api(400, 'invalid')), false);
+    assert.equal(gcsCustomerKeyRequired(api(400, 'resourceNotEncryptedWithCustomerEncryptionKey')), false);
+    assert.equal(gcsCustomerKeyRequired(Object.assign(new Error(body('customerEncryptionKeyIsIncorrect')), { code: 400, errors: [] })), false);
+    assert.equal(gcsCustomerKeyRequired(api(403, REASON)), false);
+    assert.equal(gcsCustomerKeyRequired(Object.assign(new Error(`Bad Request ${REASON}`), { code: 400, errors: [] })), false);
+    assert.equal(gcsCustomerKeyRequired(Object.assign(new Error('{not json'), { code: 400 })), false);
+    const aborted = new AbortController();
+    aborted.abort();
+    assert.equal(gcsCustomerKeyRequired(api(400, REASON), aborted.signal), false);
+  });
+
+  it('as a failure (a listing is never asked) it stays what it was, without the provider text', () => {
+    const e = toGcsStoreError(api(400, REASON));
+    assert.equal(e.category, 'invalid_configuration');
+    assert.ok(!e.message.includes('acme'));
   });
 });

@@ -7,6 +7,9 @@
  * cause, by status 429 or by a reason that says so (`rateLimitExceeded`, `userRateLimitExceeded`);
  * any other 5xx, Cloud Storage's 503 `backendError` or a 503 by status alone included, is
  * `unavailable`. A success whose body is not JSON (the SDK's `SyntaxError`) is `incompatible_format`.
+ *
+ * One refusal of an object read is no failure at all (`gcsCustomerKeyRequired`, D-92): the object
+ * is encrypted with a customer-supplied key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -44,6 +47,36 @@ export function gcsFailureCategory(error: unknown, signal?: AbortSignal): Failur
   if (status === 408) return 'timeout';
   if (status === 400) return 'invalid_configuration';
   return 'unavailable';
+}
+
+const KEY_REQUIRED_REASON = 'resourceIsEncryptedWithCustomerEncryptionKey';
+
+/** The `errors[].reason` values of a JSON API error body (`{"error": {"errors": [...]}}`), or none. */
+function bodyReasons(text: unknown): unknown[] {
+  if (typeof text !== 'string' || !text.startsWith('{')) return [];
+  try {
+    const errors = (JSON.parse(text) as { error?: { errors?: unknown } } | null)?.error?.errors;
+    return Array.isArray(errors) ? (errors as { reason?: unknown }[]).map((x) => x?.reason) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether a read of an object failed because it is encrypted with a customer-supplied key the
+ * request did not carry: Cloud Storage answers 400 with the reason
+ * `resourceIsEncryptedWithCustomerEncryptionKey` ("The resource is encrypted with a
+ * customer-supplied encryption key, but the request did not provide one"; D-92). The SDK parses
+ * the reason into `errors[]` for a metadata request; for a media download it leaves `errors`
+ * empty and puts the body's text in `message`, which is read for the reason only, here, and
+ * never passed on. For object reads only: a listing is never asked this.
+ */
+export function gcsCustomerKeyRequired(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted === true || typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; errors?: unknown; message?: unknown };
+  if (e.code !== 400) return false;
+  const reasons = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x?.reason) : [];
+  return reasons.includes(KEY_REQUIRED_REASON) || bodyReasons(e.message).includes(KEY_REQUIRED_REASON);
 }
 
 export function toGcsStoreError(error: unknown, signal?: AbortSignal): StoreError {

@@ -1,6 +1,7 @@
 /**
  * The `store-c` driver: Google Cloud Storage through the official SDK (`@google-cloud/storage`),
- * read-only (list objects, download an object whole or as a stream). Credentials: a service-account key file, or
+ * read-only (list objects, download an object whole or as a stream; never with a customer-supplied
+ * key: an object encrypted with one reads as `key-required`). Credentials: a service-account key file, or
  * the SDK's Application Default Credentials (standalone only). `STORE_ENDPOINT_URL` points it at
  * an emulator. Listing starts after a key with `startOffset`, and the driver also skips the key
  * itself, since the offset is inclusive. A listing is the SDK's own authenticated request for
@@ -17,7 +18,7 @@ import { compareKeyBytes } from '../key-order.ts';
 import { dateHeader } from '../store-time.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
-import { toGcsStoreError } from './classify.ts';
+import { gcsCustomerKeyRequired, toGcsStoreError } from './classify.ts';
 
 // With GOOGLE_SDK_NODE_LOGGING set, Google's client libraries write every authorized request and
 // its answer (object listings, token responses) to stderr. Their one log backend is switched off,
@@ -66,9 +67,14 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
   async function readStream(request: ReadRequest): Promise<StreamResult> {
     abort(request.signal);
     const file = bucket.file(request.key);
+    let release: () => void = () => undefined;
     try {
       const [metadata] = await untilAborted(file.getMetadata(), request.signal);
       abort(request.signal);
+      // An object encrypted with a customer-supplied key says so in its metadata (its
+      // `customerEncryption`), which Cloud Storage gives without the key; its bytes it would refuse
+      // (D-92). No download is asked for.
+      if ((metadata as { customerEncryption?: unknown }).customerEncryption != null) return { status: 'key-required' };
       const size = Number(metadata.size ?? 0);
       if (!Number.isSafeInteger(size) || size < 0) throw new StoreError('incompatible_format', 'the store gave an object without a valid size');
       if (size > request.maxBytes) return { status: 'too-large', size };
@@ -77,7 +83,19 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
       // The SDK takes no signal for a download: an abort ends the body, as a failure of the read.
       const onAbort = () => body.destroy(new Error('aborted'));
       request.signal.addEventListener('abort', onAbort, { once: true });
-      const chunks = boundedBody(body as AsyncIterable<Uint8Array>, size, (e) => toGcsStoreError(e, request.signal), () => body.destroy());
+      release = () => {
+        request.signal.removeEventListener('abort', onAbort);
+        body.destroy();
+      };
+      // The download's own answer arrives with its first chunk: a refusal (the customer-supplied
+      // key, the object gone since its metadata) is the read's answer, not a failure mid-body.
+      const raw = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      const first = await raw.next();
+      const rest: AsyncIterable<Uint8Array> = (async function* () {
+        if (first.done !== true) yield first.value;
+        yield* { [Symbol.asyncIterator]: () => raw };
+      })();
+      const chunks = boundedBody(rest, size, (e) => toGcsStoreError(e, request.signal), () => body.destroy());
       return {
         status: 'found',
         size,
@@ -90,7 +108,9 @@ export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver>
         })(),
       };
     } catch (error) {
+      release();
       if (error instanceof StoreError) throw error;
+      if (gcsCustomerKeyRequired(error, request.signal)) return { status: 'key-required' };
       const e = error as { code?: unknown };
       if (e.code === 404 && !request.signal.aborted) {
         // A missing bucket is also a 404 here; listing tells them apart (it fails only without a bucket).

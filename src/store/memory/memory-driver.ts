@@ -30,6 +30,8 @@ const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffe
 export class MemoryStore implements StoreDriver {
   #keys: string[] = [];
   readonly #objects = new Map<string, MemoryObject>();
+  /** Keys stored with a customer-provided key (SSE-C): listed as usual, every read `key-required`. */
+  readonly #sealed = new Set<string>();
   #sorted = true;
   closed = false;
   /** Every request received, for tests that prove what a scan asked for. */
@@ -56,6 +58,16 @@ export class MemoryStore implements StoreDriver {
 
   delete(key: string): void {
     if (this.#objects.delete(key)) this.#keys = this.#keys.filter((k) => k !== key);
+    this.#sealed.delete(key);
+  }
+
+  /**
+   * Keeps an object as a store keeps one encrypted with a customer-provided key the reader does not
+   * hold (S3 SSE-C, D-92): listed with its size, and every read answers `key-required`.
+   */
+  sealWithCustomerKey(key: string): void {
+    if (!this.#objects.has(key)) throw new Error(`no object ${key} to seal`);
+    this.#sealed.add(key);
   }
 
   #ordered(): string[] {
@@ -110,6 +122,7 @@ export class MemoryStore implements StoreDriver {
     this.requests.push({ op: 'read', prefix: request.key });
     const o = this.#objects.get(request.key);
     if (o === undefined) return Promise.resolve({ status: 'absent' });
+    if (this.#sealed.has(request.key)) return Promise.resolve({ status: 'key-required' });
     if (o.size > request.maxBytes) return Promise.resolve({ status: 'too-large', size: o.size });
     const canceled = () => new StoreError('canceled', 'the store request was canceled');
     const body = (async function* () {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { s3FailureCategory, toStoreError } from './classify.ts';
+import { s3CustomerKeyRequired, s3FailureCategory, toStoreError } from './classify.ts';
 
 const service = (name: string, status: number, message = `provider says: bucket acme-backups key fixtures/x ${name}`) =>
   Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
@@ -59,5 +59,33 @@ describe('S3 failure categories', () => {
     assert.equal(e.message, 'the credentials may not read the destination');
     assert.ok(!e.message.includes('acme-backups'));
     assert.equal(e.cause, raw);
+  });
+});
+
+describe('S3 SSE-C: an object read without its customer-provided key (D-92)', () => {
+  const SSE_C = 'The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.';
+
+  it("AWS's exact answer to a GetObject is key-required, not a failure", () => {
+    assert.equal(s3CustomerKeyRequired(service('InvalidRequest', 400, SSE_C)), true);
+    // MinIO words it without the final stop.
+    assert.equal(s3CustomerKeyRequired(service('InvalidRequest', 400, SSE_C.slice(0, -1))), true);
+  });
+
+  it('nothing else is: other InvalidRequest refusals, other codes or statuses, an aborted read', () => {
+    assert.equal(s3CustomerKeyRequired(service('InvalidRequest', 400, 'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.')), false);
+    assert.equal(s3CustomerKeyRequired(service('InvalidRequest', 403, SSE_C)), false);
+    assert.equal(s3CustomerKeyRequired(service('InvalidArgument', 400, SSE_C)), false);
+    assert.equal(s3CustomerKeyRequired(service('AccessDenied', 403, SSE_C)), false);
+    assert.equal(s3CustomerKeyRequired(service('Unknown', 400, '')), false);
+    assert.equal(s3CustomerKeyRequired(null), false);
+    const aborted = new AbortController();
+    aborted.abort();
+    assert.equal(s3CustomerKeyRequired(service('InvalidRequest', 400, SSE_C), aborted.signal), false);
+  });
+
+  it('as a failure (a listing is never asked) it stays what it was: invalid_configuration, without the provider text', () => {
+    const e = toStoreError(service('InvalidRequest', 400, SSE_C));
+    assert.equal(e.category, 'invalid_configuration');
+    assert.ok(!/Server Side/.test(e.message));
   });
 });

@@ -18,6 +18,9 @@
  * scales, and the SDK's other throttling codes); any other 5xx, a 503 by status alone or S3's
  * `ServiceUnavailable` included, is `unavailable`. This is the AWS SDK's own split (throttling: 429
  * or a throttling code; 500, 502, 503, 504: transient).
+ *
+ * One refusal of an object read is no failure at all (`s3CustomerKeyRequired`, D-92): the object
+ * is stored with SSE-C, a customer-provided key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
 import { StoreError } from '../../common/errors.ts';
@@ -93,6 +96,21 @@ export function s3FailureCategory(error: unknown, signal?: AbortSignal): Failure
   if (name === 'SyntaxError' || name === 'URIError' || /Deserialization|XML/i.test(name)) return 'incompatible_format';
   if (e.cause !== undefined && e.cause !== error) return s3FailureCategory(e.cause);
   return 'unavailable';
+}
+
+/**
+ * Whether a GetObject failed because the object is encrypted with a customer-provided key (SSE-C)
+ * the request did not carry: AWS answers 400 `InvalidRequest`, "The object was stored using a form
+ * of Server Side Encryption. The correct parameters must be provided to retrieve the object."
+ * (MinIO and LocalStack answer alike; D-92). `InvalidRequest` names other refusals too, so the
+ * message is matched as well: only this answer becomes `key-required`, any other stays a failure.
+ * The message is only matched here, never passed on. For object reads only: a listing is never
+ * asked this (a 400 on a listing keeps failing as `invalid_configuration`).
+ */
+export function s3CustomerKeyRequired(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted === true || typeof error !== 'object' || error === null) return false;
+  const e = error as SdkErrorShape & { message?: unknown };
+  return e.name === 'InvalidRequest' && e.$metadata?.httpStatusCode === 400 && typeof e.message === 'string' && /server side encryption/i.test(e.message);
 }
 
 export function toStoreError(error: unknown, signal?: AbortSignal): StoreError {

@@ -1,6 +1,7 @@
 /**
  * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
- * (ListObjectsV2 and GetObject only); listings are asked for url-encoded, so that any key can be
+ * (ListObjectsV2 and GetObject only, never with an SSE-C key: an object stored with one reads as
+ * `key-required`); listings are asked for url-encoded, so that any key can be
  * carried, and decoded in listing-names.ts. A listing answer without `IsTruncated`, or truncated
  * without a continuation token, is refused as `incompatible_format` rather than read as a last
  * page. Every setting the SDK would otherwise take from the
@@ -16,7 +17,7 @@ import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, Strea
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 import { dateHeader } from '../store-time.ts';
-import { toStoreError } from './classify.ts';
+import { s3CustomerKeyRequired, toStoreError } from './classify.ts';
 import { listedName } from './listing-names.ts';
 
 export type S3Credentials =
@@ -155,6 +156,8 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
     } catch (error) {
       const name = (error as { name?: unknown }).name;
       if ((name === 'NoSuchKey' || name === 'NotFound') && request.signal.aborted !== true) return { status: 'absent' };
+      // Stored with SSE-C and asked for without the key (D-92): the object is there, its bytes are not to be had.
+      if (s3CustomerKeyRequired(error, request.signal)) return { status: 'key-required' };
       throw toStoreError(error, request.signal);
     }
   }
