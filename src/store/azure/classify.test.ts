@@ -62,6 +62,9 @@ describe('Azure failure categories', () => {
 describe('Azure CPK: a blob read without its customer-provided key (D-92)', () => {
   it('409 BlobUsesCustomerSpecifiedEncryption (Get Blob Properties or Get Blob) is key-required', () => {
     assert.equal(azureCustomerKeyRequired(rest('BlobUsesCustomerSpecifiedEncryption', 409)), true);
+    // A HEAD has no body: the SDK leaves `code` unset and keeps the x-ms-error-code header in `details`.
+    assert.equal(azureCustomerKeyRequired(Object.assign(rest(undefined, 409), { details: { errorCode: 'BlobUsesCustomerSpecifiedEncryption' } })), true);
+    assert.equal(azureCustomerKeyRequired(Object.assign(rest(undefined, 409), { details: { errorCode: 'LeaseIdMissing' } })), false);
   });
 
   it('nothing else is: another 409, the code on another status, an aborted read', () => {

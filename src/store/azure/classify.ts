@@ -70,15 +70,19 @@ export function azureFailureCategory(error: unknown, signal?: AbortSignal): Fail
 /**
  * Whether a read of a blob (Get Blob Properties or Get Blob) failed because the blob is encrypted
  * with a customer-provided key (CPK) the request did not carry: Azure answers 409 (Conflict) with
- * the error code `BlobUsesCustomerSpecifiedEncryption` (in `x-ms-error-code`, which the SDK reads
- * into `code` for a HEAD without body too; D-92). For object reads only: a listing is never asked
- * this, and a 409 on a listing keeps failing as today.
+ * the error code `BlobUsesCustomerSpecifiedEncryption` in `x-ms-error-code` (D-92). The SDK puts
+ * the code of an error body in `code`; a HEAD has no body, and its code is only the parsed header
+ * (`details.errorCode`). For object reads only: a listing is never asked this, and a 409 on a
+ * listing keeps failing as today.
  */
 export function azureCustomerKeyRequired(error: unknown, signal?: AbortSignal): boolean {
   if (signal?.aborted === true || typeof error !== 'object' || error === null) return false;
-  const e = error as { code?: unknown; statusCode?: unknown };
-  return e.statusCode === 409 && e.code === 'BlobUsesCustomerSpecifiedEncryption';
+  const e = error as { code?: unknown; statusCode?: unknown; details?: unknown };
+  const header = typeof e.details === 'object' && e.details !== null ? (e.details as { errorCode?: unknown }).errorCode : undefined;
+  return e.statusCode === 409 && (e.code === CPK_CODE || (e.code === undefined && header === CPK_CODE));
 }
+
+const CPK_CODE = 'BlobUsesCustomerSpecifiedEncryption';
 
 export function toAzureStoreError(error: unknown, signal?: AbortSignal): StoreError {
   const category = azureFailureCategory(error, signal);
