@@ -2,12 +2,13 @@
  * Objects encrypted with a customer-provided key, read without it (issue 24, D-92), through each
  * real driver: the S3 driver against the real Swift store holding the repository Barman wrote,
  * the Azure driver against Azurite, the Cloud Storage driver against its emulator, each behind the
- * fault proxy. None of these stores can hold such an object (Swift's s3api refuses SSE-C uploads
- * without TLS and keeps no customer key; Azurite and the emulator keep none either), so the proxy
- * stands in for the provider's exact answer (test/support/customer-key-answers.ts: AWS's 400
- * `InvalidRequest` with its message, Azure's 409 `BlobUsesCustomerSpecifiedEncryption` on HEAD
- * and GET, Cloud Storage's `customerEncryption` metadata and 400
- * `resourceIsEncryptedWithCustomerEncryptionKey`); everything else is the real store.
+ * fault proxy. Swift's S3 API cannot store an SSE-C object (it takes an upload's SSE-C headers,
+ * ignores them, and serves the object to a GetObject without the key), and the emulators are not
+ * relied on for their providers' answer, so the proxy stands in for each provider's exact answer
+ * (test/support/customer-key-answers.ts: AWS's 400 `InvalidRequest` with its message, Azure's
+ * 409 `BlobUsesCustomerSpecifiedEncryption` on HEAD and GET, Cloud Storage's `customerEncryption`
+ * metadata and 400 `resourceIsEncryptedWithCustomerEncryptionKey`); everything else is the real
+ * store.
  *
  * What is proven: such a read is the outcome `key-required`, whole and streamed, asked once (no
  * retry), never an error; the object beside it reads as ever; the same answer to a listing keeps

@@ -5,7 +5,9 @@
  * pgBackRest 2.52+ `repo1-s3-sse-customer-key`; issue 24, D-92): the fault proxy answers every
  * object read as AWS answers a GetObject of an SSE-C object without the key (400 `InvalidRequest`,
  * its message), and lets every listing through, as SSE-C leaves listings alone. Swift's s3api
- * cannot store SSE-C objects, so the proxy standing in for AWS's answer is the only way here.
+ * cannot store SSE-C objects (it takes the SSE-C headers on an upload, ignores them, and serves the
+ * object to a GetObject without the key), so the proxy standing in for AWS's answer is the only way
+ * here.
  *
  * Proven: the scan completes (exit 0, no failed attempt); every backup with metadata is `unknown`
  * with the new reason, the others keep theirs; WAL ranges, gaps and the inventory are exactly

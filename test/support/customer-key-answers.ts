@@ -1,7 +1,8 @@
 /**
  * What each provider answers a read of an object encrypted with a customer-provided key when the
- * request carries none (D-92), as fault-proxy answers, for the stores the tests run (Swift's s3api,
- * Azurite, the Cloud Storage emulator), none of which can store such an object:
+ * request carries none (D-92), as fault-proxy answers, in front of the stores the tests run (Swift's
+ * s3api takes an upload's SSE-C headers, ignores them and serves the object without the key; the
+ * emulators are not relied on for these answers):
  *
  * - AWS S3 (SSE-C), GetObject: 400, `InvalidRequest`, "The object was stored using a form of Server
  *   Side Encryption. The correct parameters must be provided to retrieve the object." (MinIO's and
