@@ -24,25 +24,11 @@ import { startAzurite, type Azurite } from '../support/azurite.ts';
 import { currentRepositories, type CurrentRepositories, type ListedObject } from '../support/current-repositories.ts';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.ts';
 import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { comparable, pool } from '../support/provider-comparison.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
    the scan documents are checked against the wire schemas, then read loosely. */
 
-/** Runs `work` over every item, at most `limit` at a time. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++] as T);
-  }));
-}
-
-/** Keys whose values are store clocks or scan times (receipt times, first observations, the scan's own times, the lag). */
-const STORE_CLOCK = /receipt|received|store_time|archive_lag|^(started_at|completed_at|last_attempt_at|last_success_at|lower_bound_at|first_observed_at)$/;
-
-/** The document without what differs by construction between two providers (see the header). */
-function comparable(doc: ScanDocument): unknown {
-  return JSON.parse(JSON.stringify(doc, (k, v: unknown) => (STORE_CLOCK.test(k) || k === 'revision' || k === 'provider' || k === 'destination_fingerprint' ? undefined : v)));
-}
 
 /** Every key and size under `prefix` in the S3 store, in key order. */
 async function listS3(s3: S3Client, bucket: string, prefix: string): Promise<{ key: string; size: number }[]> {

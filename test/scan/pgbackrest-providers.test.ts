@@ -21,25 +21,11 @@ import { startAzurite, type Azurite } from '../support/azurite.ts';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.ts';
 import { pgbackrestRepository, type PgBackRestRepository } from '../support/pgbackrest-repositories.ts';
 import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { comparable, pool } from '../support/provider-comparison.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
    the scan documents are read loosely, as test/scan/pgbackrest-real.test.ts reads them. */
 
-/** Runs `work` over every item, at most `limit` at a time. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++] as T);
-  }));
-}
-
-/** Keys whose values are store clocks or scan times (receipt times, the scan's own times, the lag). */
-const STORE_CLOCK = /receipt|received|store_time|archive_lag|^(started_at|completed_at|last_attempt_at|last_success_at|lower_bound_at|first_observed_at)$/;
-
-/** The document without what differs by construction between two providers (see the header). */
-function comparable(doc: ScanDocument): unknown {
-  return JSON.parse(JSON.stringify(doc, (k, v: unknown) => (STORE_CLOCK.test(k) || k === 'revision' || k === 'provider' || k === 'destination_fingerprint' ? undefined : v)));
-}
 
 describe('one pgBackRest repository on S3, Azure and GCS gives one evidence', () => {
   let repo: PgBackRestRepository;
