@@ -96,6 +96,15 @@ describe('renderOpenMetrics on the demo', () => {
       assert.equal(n, ac.backup_states?.[state], 'the items and the snapshot agree');
     }
     assert.equal(value(all, 'viewer_structurally_usable_backups'), ac.structurally_usable_backups);
+    // The state with its reason: one series each, the current one only, the code never the message.
+    assert.deepEqual(all.filter((x) => x.name === 'viewer_state_reason').map((x) => [x.labels, x.value]), [[{ server: 'pg-main', state: s.state, reason: s.reason.code }, 1]]);
+    const parts = all.filter((x) => x.name === 'viewer_part_state_reason');
+    assert.deepEqual(
+      parts.map((x) => [x.labels['part'], x.labels['state'], x.labels['reason'], x.value]),
+      (['coverage', 'retention', 'timeline', 'wal'] as const).map((p) => [p, ac[p].state, ac[p].reason.code, 1]),
+    );
+    const notUsable = demo.backups.filter((b) => b.status === 'DONE' && (b.state === 'unhealthy' || b.state === 'unknown')).length;
+    assert.equal(value(all, 'viewer_completed_backups_not_usable'), notUsable);
     const doneEnds = demo.backups.filter((b) => b.status === 'DONE' && b.end_at !== null).map((b) => seconds(b.end_at ?? ''));
     assert.ok(doneEnds.length > 0 && demo.backups.some((b) => b.status !== 'DONE'));
     assert.equal(value(all, 'viewer_newest_backup_end_timestamp_seconds'), Math.max(...doneEnds));
@@ -129,7 +138,7 @@ describe('renderOpenMetrics on the demo', () => {
 
   it('labels every series with the server and nothing but the allowed labels', async () => {
     const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2 } })]));
-    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop']);
+    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason']);
     for (const x of all) {
       assert.equal(x.labels['server'], demo.snapshot.identity.repository.scope.name, x.name);
       for (const l of Object.keys(x.labels)) assert.ok(allowed.has(l), `${x.name} has label ${l}`);
@@ -176,8 +185,39 @@ describe('renderOpenMetrics on the demo', () => {
   });
 });
 
+describe('the state reasons and the completed backups not usable', () => {
+  it('counts only completed backups that are unhealthy or unknown, never FAILED or interrupted ones', async () => {
+    const base = demo.backups[0];
+    assert.ok(base !== undefined);
+    const b = (backup_id: string, status: string | null, state: (typeof STATES)[number]) => ({ ...base, backup_id, status, state }) as BackupItem;
+    const backups = [b('a', 'DONE', 'healthy'), b('b', 'DONE', 'warning'), b('c', 'DONE', 'unhealthy'), b('d', 'DONE', 'unknown'), b('e', 'FAILED', 'unhealthy'), b('f', 'INTERRUPTED', 'unknown'), b('g', null, 'unknown')];
+    const all = samples(await renderOpenMetrics([demoScope({ backups })]));
+    assert.equal(value(all, 'viewer_completed_backups_not_usable'), 2);
+    assert.equal(value(all, 'viewer_completed_backups_not_usable'), 2);
+    const none = samples(await renderOpenMetrics([demoScope({ backups: [b('e', 'FAILED', 'unhealthy')] })]));
+    assert.equal(value(none, 'viewer_completed_backups_not_usable'), 0, 'a known collection without one is 0');
+    assert.ok(!names(samples(await renderOpenMetrics([demoScope({ backups: null })]))).has('viewer_completed_backups_not_usable'), 'unknown backups: absent');
+  });
+
+  it('publishes the reason code of the scope and of each part, and the parts only with a known payload', async () => {
+    const s = demo.snapshot;
+    const ac = s.details.archive_cloud;
+    const warned = { ...s, state: 'warning' as const, reason: { code: 'wal-gap-candidate', message: 'a message that must not be printed' }, details: { ...s.details, archive_cloud: { ...ac, wal: { state: 'warning' as const, reason: { code: 'wal-gap-candidate', message: 'x' } } } } };
+    const text = await renderOpenMetrics([demoScope({ snapshot: warned })]);
+    const all = samples(text);
+    assert.equal(value(all, 'viewer_state_reason', { state: 'warning', reason: 'wal-gap-candidate' }), 1);
+    assert.equal(value(all, 'viewer_part_state_reason', { part: 'wal', state: 'warning', reason: 'wal-gap-candidate' }), 1);
+    assert.ok(!text.includes('must not be printed'));
+    const envelope = Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'details')) as Omit<RepositoryEvidenceSnapshot, 'details'>;
+    const bare = samples(await renderOpenMetrics([demoScope({ snapshot: envelope })]));
+    assert.ok(!names(bare).has('viewer_part_state_reason'));
+    assert.equal(value(bare, 'viewer_state_reason', { state: s.state, reason: s.reason.code }), 1);
+  });
+});
+
 describe('renderOpenMetrics on unknown evidence', () => {
   const COLLECTION_SERIES = [
+    'viewer_completed_backups_not_usable',
     'viewer_backups',
     'viewer_newest_backup_end_timestamp_seconds',
     'viewer_wal_gaps',

@@ -7,8 +7,9 @@
  * - unknown evidence is an absent series, never 0: a collection the caller does not know (`null`),
  *   a `null` wire count or timestamp, an unknown details payload, an observation not made;
  * - every series carries `server` (the scope's name); the other labels are only `timeline`,
- *   `state`, `status`, `backup_id` and `stop`, values from closed sets or identifiers the wire
- *   already publishes, never an object key, a destination or a fingerprint;
+ *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, values from closed sets or
+ *   identifiers the wire already publishes (a reason is its bounded code, never its message),
+ *   never an object key, a destination or a fingerprint;
  * - the same input gives the same bytes: families in one fixed order, scopes by server, and the
  *   samples of a family by their label values (prom-client prints in insertion order);
  * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
@@ -17,7 +18,7 @@ import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
 import { STATES } from '../contract/primitives.ts';
-import type { Details, RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 
 /** The HTTP content type of the text `renderOpenMetrics` returns. */
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
@@ -167,6 +168,20 @@ const FAMILIES: readonly Family[] = [
     samples: ({ scope: { snapshot: s } }) => oneHot(STATES, s.state),
   },
   {
+    // The reason beside the state, so an alert can say why and route by cause: one series, the
+    // current state and its reason code (a bounded identifier, never the message).
+    name: 'viewer_state_reason',
+    help: 'The state of the scope evidence with its reason code: 1 for the current state and reason only.',
+    labels: ['state', 'reason'],
+    samples: ({ scope: { snapshot: s } }) => [[[s.state, s.reason.code], 1] as const],
+  },
+  {
+    name: 'viewer_part_state_reason',
+    help: 'The state of each part of the evidence (wal, timeline, coverage, retention) with its reason code: 1 for the current state and reason only; absent where the details payload is unknown.',
+    labels: ['part', 'state', 'reason'],
+    samples: ({ details }) => (details === null ? [] : SUMMARY_STATES.map((part) => [[part, details[part].state, details[part].reason.code], 1] as const)),
+  },
+  {
     name: 'viewer_stale',
     help: '1 when the published evidence is stale (a refresh failed or is overdue), else 0.',
     labels: [],
@@ -201,6 +216,16 @@ const FAMILIES: readonly Family[] = [
     help: 'Backups by state.',
     labels: ['state'],
     samples: ({ backups }) => (backups === null ? [] : countBy(backups, STATES, (b) => b.state)),
+  },
+  {
+    // FAILED (and pgBackRest's INTERRUPTED) backups never completed: they are noise, counted in
+    // viewer_backups only. A completed (`DONE`) backup that is unhealthy or unknown is a backup
+    // someone may restore from that viewer cannot prove usable. A backup whose status could not be
+    // read is not counted here (it may or may not have completed); the scope's state carries it.
+    name: 'viewer_completed_backups_not_usable',
+    help: 'Completed (DONE) backups not proven structurally usable (unhealthy or unknown); FAILED and interrupted backups are not counted.',
+    labels: [],
+    samples: ({ backups }) => (backups === null ? [] : one(backups.filter((b) => b.status === 'DONE' && (b.state === 'unhealthy' || b.state === 'unknown')).length)),
   },
   {
     name: 'viewer_structurally_usable_backups',
