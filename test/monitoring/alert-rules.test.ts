@@ -263,7 +263,20 @@ describe('deploy/monitoring: the alert rules', () => {
   it('reads the rules: the alerts the issue asks for, each once', () => {
     const names = alertRules().map((r) => r.alert);
     assert.equal(new Set(names).size, names.length, `an alert name repeats: ${names.join(', ')}`);
-    for (const required of ['ViewerArchiveLagOverExpectation', 'ViewerWalGapConfirmed', 'ViewerNoUsableBackup', 'ViewerNewestBackupTooOld', 'ViewerScanFailing', 'ViewerEvidenceStale']) {
+    for (const required of [
+      'ViewerArchiveLagOverExpectation',
+      'ViewerArchiveLagOverDefault',
+      'ViewerWalGapConfirmed',
+      'ViewerWalGapCandidatePersisting',
+      'ViewerNoUsableBackup',
+      'ViewerCompletedBackupNotUsable',
+      'ViewerNoCoverageToNewestWal',
+      'ViewerRetentionExpectationNotMet',
+      'ViewerStateDegraded',
+      'ViewerNewestBackupTooOld',
+      'ViewerScanFailing',
+      'ViewerEvidenceStale',
+    ]) {
       assert.ok(names.includes(required), `${required} is missing`);
     }
     for (const r of alertRules()) assert.notEqual(r.expr.trim(), '', `${r.alert} has no expr`);
@@ -271,7 +284,8 @@ describe('deploy/monitoring: the alert rules', () => {
 
   it('every alert has a severity, a summary naming the server and a description saying what to check first', () => {
     for (const r of alertRules()) {
-      assert.match(str(field(r.labels, 'severity')), /^(warning|critical)$/, `${r.alert}: severity`);
+      // A fixed severity, or the one template that takes it from the state (unhealthy: critical).
+      assert.match(str(field(r.labels, 'severity')), /^(warning|critical|\{\{ if eq \$labels\.state "unhealthy" \}\}critical\{\{ else \}\}warning\{\{ end \}\})$/, `${r.alert}: severity`);
       assert.match(str(field(r.annotations, 'summary')), /\{\{ \$labels\.server \}\}/, `${r.alert}: summary must name {{ $labels.server }}`);
       const description = str(field(r.annotations, 'description'));
       assert.notEqual(description.trim(), '', `${r.alert} has no description annotation`);
