@@ -14,10 +14,15 @@ const SEVERITY: Record<State, number> = { healthy: 0, warning: 1, unknown: 2, un
 /** Path reasons that are not a loss of WAL: what keep:standalone promises, and an older timeline that archived nothing. */
 const EXCUSED = new Set(['standalone-retention-limited', 'target-timeline-not-archived']);
 
-/** Whether a path stopped right at a hole with the shape the format's retention leaves. */
-function stopsAtRetentionHole(e: ScopeEvidence, timeline: number | null, position: number | null): boolean {
+/** Where the holes with the shape the format's retention leaves begin: `timeline:start`. */
+function retentionHoleStarts(e: ScopeEvidence): Set<string> {
+  return new Set(e.gaps.flatMap((g, i) => (e.gapClasses[i] === 'retention-expected' ? [`${g.timeline}:${g.start_position}`] : [])));
+}
+
+/** Whether a path stopped right at such a hole (the next position, or the one after a skipped pre-9.3 `FF`). */
+function stopsAtRetentionHole(holes: ReadonlySet<string>, timeline: number | null, position: number | null): boolean {
   if (timeline === null || position === null) return false;
-  return e.gaps.some((g, i) => e.gapClasses[i] === 'retention-expected' && g.timeline === timeline && g.start_position > position && g.start_position <= position + 2);
+  return holes.has(`${timeline}:${position + 1}`) || holes.has(`${timeline}:${position + 2}`);
 }
 
 export function disagreements(e: ScopeEvidence, s: ScopeSummary): string[] {
@@ -54,7 +59,8 @@ export function disagreements(e: ScopeEvidence, s: ScopeSummary): string[] {
     const newest = e.graph.newest;
     if (newest !== null && !observed.has(newest)) out.push('coverage-healthy-without-wal-on-the-newest-timeline');
     if (e.systemIds.size > 1) out.push('coverage-healthy-with-two-systems');
-    const lost = e.paths.some((p) => usable.has(p.backup_id) && (p.state === 'unhealthy' || p.state === 'unknown') && !EXCUSED.has(p.reason.code) && !stopsAtRetentionHole(e, p.frontier_timeline, p.frontier_position));
+    const holes = retentionHoleStarts(e);
+    const lost = e.paths.some((p) => usable.has(p.backup_id) && (p.state === 'unhealthy' || p.state === 'unknown') && !EXCUSED.has(p.reason.code) && !stopsAtRetentionHole(holes, p.frontier_timeline, p.frontier_position));
     if (lost) out.push('coverage-healthy-beside-a-path-that-lost-wal');
   }
   return [...new Set(out)].sort();
