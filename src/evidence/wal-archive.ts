@@ -74,19 +74,28 @@ export interface WalArchiveLimits {
   readonly maxPartials: number;
 }
 
-/** The copies seen so far of the WAL name being listed (they are adjacent in key order). */
+/**
+ * The copies seen so far of the WAL name being listed (they are adjacent in key order). One per
+ * archive, reset for each name: a million names cost no million objects.
+ */
 interface NameCopies {
-  readonly name: string;
-  /** Where the name lies under the geometry; null for a name invalid under it (its copies count as unknown). */
-  readonly point: { readonly timeline: number; readonly position: number } | null;
+  /** The name being settled; null when none is. */
+  name: string | null;
+  /** Where the name lies under the geometry; `valid` false for a name invalid under it (its copies count as unknown). */
+  valid: boolean;
+  timeline: number;
+  position: number;
   /** Plausible whole-segment copies. */
   segments: number;
   compressed: boolean;
   /** Largest receipt among the plausible copies. */
   receipt: number | null;
-  /** The copy the restore tool would take so far: its rank, and whether it is a plausible whole segment. */
-  chosen: { rank: number; whole: boolean } | null;
-  identities: Set<string>;
+  /** The copy the restore tool would take so far: its rank (Infinity: none yet), and whether it is a plausible whole segment. */
+  chosenRank: number;
+  chosenWhole: boolean;
+  /** The first identity a copy carried, and whether another copy carried a different one. */
+  identity: string | null;
+  disagree: boolean;
 }
 
 const NO_CHOICE: RestoreChoice = { rank: 0, identity: null };
@@ -105,7 +114,7 @@ export class WalArchive {
   latestReceipt: number | null = null;
   #rangeCount = 0;
   #partialCount = 0;
-  #copies: NameCopies | null = null;
+  readonly #copies: NameCopies = { name: null, valid: false, timeline: 0, position: 0, segments: 0, compressed: false, receipt: null, chosenRank: Infinity, chosenWhole: false, identity: null, disagree: false };
   #lastHistory: number | null = null;
   readonly #geometry: WalGeometry;
   readonly #limits: WalArchiveLimits;
@@ -132,7 +141,7 @@ export class WalArchive {
       case 'segment': {
         const copies = this.#copiesOf(c.name);
         this.#choose(copies, c.restore ?? NO_CHOICE, c.sizeOk);
-        if (copies.point === null) {
+        if (!copies.valid) {
           this.counts.unknown += 1;
           return;
         }
@@ -186,29 +195,45 @@ export class WalArchive {
 
   /** The copies of `name`: the current ones, or new ones once the previous name is settled. */
   #copiesOf(name: string): NameCopies {
-    if (this.#copies?.name === name) return this.#copies;
+    const c = this.#copies;
+    if (c.name === name) return c;
     this.finish();
     const p = parseWalName(name, this.#geometry);
-    this.#copies = { name, point: p === null ? null : { timeline: p.timeline, position: p.position }, segments: 0, compressed: false, receipt: null, chosen: null, identities: new Set() };
-    return this.#copies;
+    c.name = name;
+    c.valid = p !== null;
+    c.timeline = p?.timeline ?? 0;
+    c.position = p?.position ?? 0;
+    c.segments = 0;
+    c.compressed = false;
+    c.receipt = null;
+    c.chosenRank = Infinity;
+    c.chosenWhole = false;
+    c.identity = null;
+    c.disagree = false;
+    return c;
   }
 
   #choose(copies: NameCopies, choice: RestoreChoice, whole: boolean): void {
-    if (copies.chosen === null || choice.rank < copies.chosen.rank) copies.chosen = { rank: choice.rank, whole };
-    if (choice.identity !== null) copies.identities.add(choice.identity);
+    if (choice.rank < copies.chosenRank) {
+      copies.chosenRank = choice.rank;
+      copies.chosenWhole = whole;
+    }
+    if (choice.identity === null) return;
+    if (copies.identity === null) copies.identity = choice.identity;
+    else if (copies.identity !== choice.identity) copies.disagree = true;
   }
 
   /** Settles the last WAL name listed: call after the last entry of a listing (before `append`). */
   finish(): void {
-    const copies = this.#copies;
-    this.#copies = null;
-    if (copies === null || copies.segments === 0 || copies.point === null) return;
-    const p = copies.point;
-    if (copies.chosen?.whole !== true || copies.identities.size > 1) {
+    const c = this.#copies;
+    if (c.name === null) return;
+    c.name = null;
+    if (c.segments === 0 || !c.valid) return;
+    if (!c.chosenWhole || c.disagree) {
       this.unrestorableSegments += 1;
       return;
     }
-    this.#segment(p.timeline, p.position, copies.segments, copies.compressed, copies.receipt);
+    this.#segment(c.timeline, c.position, c.segments, c.compressed, c.receipt);
   }
 
   #segment(timeline: number, position: number, copies: number, compressed: boolean, receipt: number | null): void {
