@@ -8,6 +8,8 @@ export const EXIT = {
   ok: 0,
   /** `viewer scan` published a failed attempt (its document is still printed); `viewer probe` found no live sidecar. */
   failed: 1,
+  /** `viewer scan --fail-on LEVEL` completed and found the scope's state at or beyond LEVEL (its document is still printed). */
+  degraded: 2,
   /** EX_USAGE: an unknown command, extra arguments, or a `scan` without exactly one scope. */
   usage: 64,
   /** EX_SOFTWARE: `viewer scan` built a publication its own validator refused (nothing on stdout). */

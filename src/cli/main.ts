@@ -8,7 +8,7 @@ import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
-import type { ScanOptions, ScanOutput } from './commands/scan.ts';
+import type { FailOnLevel, ScanOptions, ScanOutput } from './commands/scan.ts';
 
 // Each command's modules (and through them the cloud SDKs) load only when that command runs: a
 // `viewer scan` or `probe` pays for what it uses, not for the web UI or the other servers.
@@ -35,7 +35,9 @@ commands:
                 (--output json, the default), as OpenMetrics text (--output openmetrics) or as
                 a short summary for a terminal (--output text); --previous FILE continues
                 from the JSON document of the previous run (generation and gap memory);
-                --save FILE also writes that JSON document to FILE (whatever --output prints)
+                --save FILE also writes that JSON document to FILE (whatever --output prints);
+                --fail-on warning|unknown|unhealthy exits 2 after printing when the scope's
+                state is at or beyond that level (healthy < warning < unknown < unhealthy)
   console       the reference consumer: polls the sidecar over its socket and serves its cached
                 projection as a page, JSON and OpenMetrics on LISTEN_ADDR (docs/consumer.md)
   probe         liveness check of a running sidecar (reads only EVIDENCE_TOKEN_FILE)
@@ -44,16 +46,18 @@ commands:
 `;
 
 const SCAN_OUTPUTS = { json: true, openmetrics: true, text: true } as const satisfies Record<ScanOutput, true>;
+const FAIL_ON_LEVELS = { warning: true, unknown: true, unhealthy: true } as const satisfies Record<FailOnLevel, true>;
 
 /**
- * `viewer scan`'s options: `--output <format>`, `--previous <file>` and `--save <file>`, each at most once, as
- * `--name value` or `--name=value`; null for anything else.
+ * `viewer scan`'s options: `--output <format>`, `--previous <file>`, `--save <file>` and
+ * `--fail-on <level>`, each at most once, as `--name value` or `--name=value`; null for anything
+ * else (an unknown level says so on stderr first).
  */
 function scanOptions(args: readonly string[]): ScanOptions | null {
   const given = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
-    const m = /^--(output|previous|save)(?:=(.*))?$/.exec(arg);
+    const m = /^--(output|previous|save|fail-on)(?:=(.*))?$/.exec(arg);
     if (m === null) return null;
     const name = m[1] ?? '';
     const value = m[2] ?? args[++i];
@@ -62,7 +66,12 @@ function scanOptions(args: readonly string[]): ScanOptions | null {
   }
   const output = given.get('output') ?? 'json';
   if (!Object.hasOwn(SCAN_OUTPUTS, output)) return null;
-  return { output: output as ScanOutput, previous: given.get('previous') ?? null, save: given.get('save') ?? null };
+  const failOn = given.get('fail-on') ?? null;
+  if (failOn !== null && !Object.hasOwn(FAIL_ON_LEVELS, failOn)) {
+    process.stderr.write('viewer: scan --fail-on takes warning, unknown or unhealthy\n');
+    return null;
+  }
+  return { output: output as ScanOutput, previous: given.get('previous') ?? null, save: given.get('save') ?? null, failOn: failOn as FailOnLevel | null };
 }
 
 function loadConfig(): Config | null {

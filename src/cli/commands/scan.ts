@@ -7,8 +7,10 @@
  * text (`metrics/openmetrics.ts`, the series a consumer console also serves); with `--output
  * text` a short human summary (`scan-text.ts`). Progress on
  * stderr when it is a terminal. Exits `EXIT.ok` on a complete scan, `EXIT.failed` naming the
- * failure category otherwise, `EXIT.usage` without exactly one scope and `EXIT.internal` when the
- * publication fails its own validation.
+ * failure category otherwise, `EXIT.degraded` after a complete scan whose scope state is at or
+ * beyond `--fail-on` (healthy < warning < unknown < unhealthy, viewer's severity order),
+ * `EXIT.usage` without exactly one scope and `EXIT.internal` when the publication fails its own
+ * validation.
  */
 import { categoryOf } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
@@ -17,6 +19,7 @@ import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
 import { archiveLagSeconds } from '../../evidence/summary.ts';
 import { writeFileAtomic } from '../../publication/atomic-file.ts';
 import type { Publication } from '../../publication/publisher.ts';
+import type { State } from '../../contract/primitives.ts';
 import { confine } from '../../store/confined.ts';
 import type { Config } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -24,6 +27,15 @@ import { loadPreviousScan, type Continuation, type PreviousObservations } from '
 import { scanText, type TextFacts } from './scan-text.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
+
+/** `--fail-on`: the least severe scope state that makes a complete scan exit `EXIT.degraded`. */
+export type FailOnLevel = Exclude<State, 'healthy'>;
+
+/** viewer's severity order (as in evidence/summary.ts): unknown ranks above warning. */
+const SEVERITY: Readonly<Record<State, number>> = { healthy: 0, warning: 1, unknown: 2, unhealthy: 3 };
+
+/** Whether a scope state is at or beyond a `--fail-on` level. */
+export const atOrBeyond = (state: State, level: FailOnLevel): boolean => SEVERITY[state] >= SEVERITY[level];
 
 /** What `viewer scan` prints: the JSON document below, the publication's OpenMetrics text, or a short human summary. */
 export type ScanOutput = 'json' | 'openmetrics' | 'text';
@@ -108,6 +120,8 @@ export interface ScanOptions {
   readonly previous: string | null;
   /** `--save FILE`: the JSON document is also written there (replaced atomically), whatever `output` prints. */
   readonly save?: string | null;
+  /** `--fail-on LEVEL`: exit `EXIT.degraded` when the scope's state is at or beyond LEVEL; null or absent: never. */
+  readonly failOn?: FailOnLevel | null;
 }
 
 export async function runScan(config: Config, signal: AbortSignal, options: ScanOptions = { output: 'json', previous: null }): Promise<ExitCode> {
@@ -189,6 +203,11 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
     return EXIT.failed;
+  }
+  const failOn = options.failOn ?? null;
+  if (failOn !== null && atOrBeyond(publication.snapshot.state, failOn)) {
+    process.stderr.write(`viewer: scan found the scope ${publication.snapshot.state} (--fail-on ${failOn})\n`);
+    return EXIT.degraded;
   }
   return EXIT.ok;
 }
