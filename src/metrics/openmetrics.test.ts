@@ -138,7 +138,7 @@ describe('renderOpenMetrics on the demo', () => {
 
   it('labels every series with the server and nothing but the allowed labels', async () => {
     const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2 } })]));
-    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason']);
+    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason', 'version', 'format', 'provider']);
     for (const x of all) {
       assert.equal(x.labels['server'], demo.snapshot.identity.repository.scope.name, x.name);
       for (const l of Object.keys(x.labels)) assert.ok(allowed.has(l), `${x.name} has label ${l}`);
@@ -182,6 +182,34 @@ describe('renderOpenMetrics on the demo', () => {
   it('names the OpenMetrics content type and prints an empty exposition as only # EOF', async () => {
     assert.equal(OPENMETRICS_CONTENT_TYPE, 'application/openmetrics-text; version=1.0.0; charset=utf-8');
     assert.equal(await renderOpenMetrics([]), '# EOF\n');
+  });
+});
+
+describe('viewer_build_info', () => {
+  it('is 1 with the producer version the snapshot carries, its format and its provider, for each scope', async () => {
+    const s = demo.snapshot;
+    const all = samples(await renderOpenMetrics([demoScope()]));
+    const info = all.filter((x) => x.name === 'viewer_build_info');
+    assert.deepEqual(info, [{ name: 'viewer_build_info', labels: { server: 'pg-main', version: s.producer.version, format: s.identity.repository.format, provider: s.identity.repository.provider }, value: 1 }]);
+    assert.match(s.producer.version, /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/);
+
+    const stanza = samples(await renderOpenMetrics([{ snapshot: stanzaSnapshotComplete, backups: null, walRanges: null, walGaps: null, recoveryPaths: null }]));
+    const r = stanzaSnapshotComplete.identity.repository;
+    assert.equal(value(stanza, 'viewer_build_info', { version: stanzaSnapshotComplete.producer.version, format: 'stanza-repository', provider: r.provider }, r.scope.name), 1);
+  });
+
+  it('is there at generation 0 too, and keeps its label values bounded whatever a snapshot claims', async () => {
+    const s = demo.snapshot;
+    const odd = {
+      ...s,
+      evidence_generation: 0,
+      producer: { ...s.producer, version: `1.0 ${'x'.repeat(200)}\n"` },
+      identity: { ...s.identity, repository: { ...s.identity.repository, format: 'archive-cloud-v9', provider: 'store-z' } },
+    } as unknown as RepositoryEvidenceSnapshot;
+    const all = samples(await renderOpenMetrics([{ snapshot: odd, backups: null, walRanges: null, walGaps: null, recoveryPaths: null }]));
+    assert.equal(value(all, 'viewer_build_info', { version: 'unknown', format: 'unknown', provider: 'unknown' }), 1);
+    const long = { ...s, producer: { ...s.producer, version: '1'.repeat(65) } };
+    assert.equal(value(samples(await renderOpenMetrics([demoScope({ snapshot: long })])), 'viewer_build_info', { version: 'unknown', format: s.identity.repository.format, provider: s.identity.repository.provider }), 1);
   });
 });
 

@@ -7,9 +7,10 @@
  * - unknown evidence is an absent series, never 0: a collection the caller does not know (`null`),
  *   a `null` wire count or timestamp, an unknown details payload, an observation not made;
  * - every series carries `server` (the scope's name); the other labels are only `timeline`,
- *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, values from closed sets or
- *   identifiers the wire already publishes (a reason is its bounded code, never its message),
- *   never an object key, a destination or a fingerprint;
+ *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, and `version`, `format` and
+ *   `provider` on `viewer_build_info`: values from closed sets or identifiers the wire already
+ *   publishes (a reason is its bounded code, never its message; a version the wire's bounded
+ *   pattern), never an object key, a destination or a fingerprint;
  * - the same input gives the same bytes: families in one fixed order, scopes by server, and the
  *   samples of a family by their label values (prom-client prints in insertion order);
  * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
@@ -17,7 +18,7 @@
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
-import { STATES } from '../contract/primitives.ts';
+import { PROVIDERS, STATES, WIRE_FORMATS } from '../contract/primitives.ts';
 import { SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 
 /** The HTTP content type of the text `renderOpenMetrics` returns. */
@@ -142,7 +143,23 @@ function newestTimelinePaths(paths: readonly RecoveryPathItem[]): readonly Recov
   return paths.filter((p) => p.target_timeline === newest);
 }
 
+/** The producer version as a label value: the wire's bounded pattern, anything else `unknown`. */
+const PRODUCER_VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+/** A label value from a closed set, or `unknown` for a value outside it (a newer producer). */
+const closed = (values: readonly string[], v: string) => (values.includes(v) ? v : 'unknown');
+
 const FAMILIES: readonly Family[] = [
+  {
+    // What produced the evidence, the usual `_info` gauge: always 1, to join on by `server`.
+    name: 'viewer_build_info',
+    help: 'What produced the published evidence: the producer version the snapshot carries, the repository format and the object-store provider; always 1.',
+    labels: ['version', 'format', 'provider'],
+    samples: ({ scope: { snapshot: s } }) => {
+      const version = PRODUCER_VERSION_PATTERN.test(s.producer.version) ? s.producer.version : 'unknown';
+      const r = s.identity.repository;
+      return [[[version, closed(WIRE_FORMATS, r.format), closed(PROVIDERS, r.provider)], 1] as const];
+    },
+  },
   {
     name: 'viewer_scan_success',
     help: '1 when the last scan attempt finished without a failure, 0 when it failed; absent before the first attempt.',

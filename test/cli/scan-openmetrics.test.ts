@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BlobServiceClient } from '@azure/storage-blob';
+import { PRODUCER_VERSION } from '../../src/cli/identity.ts';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../src/contract/collections.ts';
 import type { RepositoryEvidenceSnapshot } from '../../src/contract/snapshot.ts';
 import { DEMO_PREFIX, DEMO_SERVER } from '../../src/format/barman-cloud/demo-repository.ts';
@@ -84,6 +85,7 @@ describe('viewer scan --output openmetrics', () => {
     const clockFree = (text: string) => stable(text).filter((l) => !/viewer_(store_time_at_scan_timestamp|archive_lag)_seconds/.test(l));
     assert.deepEqual(clockFree(metrics.stdout), clockFree(expected));
     assert.match(metrics.stdout, /^viewer_objects\{server="pg-main"\} \d+$/m);
+    assert.ok(metrics.stdout.includes(`\nviewer_build_info{server="pg-main",version="${PRODUCER_VERSION}",format="archive-cloud",provider="store-b"} 1\n`), 'the build that scanned');
     assert.match(metrics.stdout, /^viewer_scan_attempt_duration_seconds\{server="pg-main"\} [0-9.e-]+$/m);
     assert.match(metrics.stdout, /^viewer_publication_revision\{server="pg-main"\} \d+$/m);
     // The store's clock (Azurite's Date header) and the lag on it: store time − newest receipt.
