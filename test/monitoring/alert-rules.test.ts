@@ -25,6 +25,8 @@ const RULES = join(DIR, 'viewer-alerts.yaml');
 const RULE_TESTS = join(DIR, 'viewer-alerts.test.yaml');
 const DASHBOARD = join(DIR, 'viewer-dashboard.json');
 const METRICS_MODULE = join(ROOT, 'src', 'metrics', 'openmetrics.ts');
+/** The consumer's own series beside the module's, for the console's rules (docs/consumer.md, Metrics). */
+const CONSUMER_METRICS_MODULE = join(ROOT, 'src', 'client', 'metrics.ts');
 
 /**
  * Series the rules and the dashboard may use before src/metrics/openmetrics.ts defines them: a
@@ -42,9 +44,9 @@ const EXTERNAL: ReadonlySet<string> = new Set([
   'node_textfile_mtime_seconds',
 ]);
 
-/** The metric names the module defines: its families are written `name: 'viewer_…'`. */
+/** The metric names the modules define: their families are written `name: 'viewer_…'`. */
 function definedNames(): ReadonlySet<string> {
-  const source = readFileSync(METRICS_MODULE, 'utf8');
+  const source = [METRICS_MODULE, CONSUMER_METRICS_MODULE].map((f) => readFileSync(f, 'utf8')).join('\n');
   return new Set([...source.matchAll(/\bname: '(viewer_[a-z0-9_]+)'/g)].map((m) => m[1] ?? ''));
 }
 
