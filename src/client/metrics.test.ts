@@ -64,6 +64,7 @@ const EVIDENCE_ALERTS = [
   'ViewerNoCoverageToNewestWal',
   'ViewerStateDegraded',
   'ViewerConsoleArchiveLagOverDefault',
+  'ViewerConsoleArchiveLagOverExpectation',
   'ViewerRetentionExpectationNotMet',
   'ViewerCompletedBackupNotUsable',
   'ViewerNoUsableBackup',
