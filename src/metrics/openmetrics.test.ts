@@ -15,7 +15,8 @@ import { stanzaBackupPage, stanzaSnapshotComplete } from '../contract/examples.t
 import type { ArchiveCloudDetails, Details, RepositoryEvidenceSnapshot, SnapshotWith } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
 import { DEMO_BUCKET, DEMO_PREFIX } from '../format/barman-cloud/demo-repository.ts';
-import { CONSUMER_SOURCE_STATES, OPENMETRICS_CONTENT_TYPE, renderOpenMetrics, type MetricScope } from './openmetrics.ts';
+import { RESERVED_METRIC_LABELS } from '../cli/config/config.ts';
+import { CONSUMER_SOURCE_STATES, OPENMETRICS_CONTENT_TYPE, OWN_LABELS, renderOpenMetrics, type MetricScope } from './openmetrics.ts';
 
 interface DemoDocument {
   snapshot: SnapshotWith<ArchiveCloudDetails>;
@@ -210,6 +211,35 @@ describe('viewer_build_info', () => {
     assert.equal(value(all, 'viewer_build_info', { version: 'unknown', format: 'unknown', provider: 'unknown' }), 1);
     const long = { ...s, producer: { ...s.producer, version: '1'.repeat(65) } };
     assert.equal(value(samples(await renderOpenMetrics([demoScope({ snapshot: long })])), 'viewer_build_info', { version: 'unknown', format: s.identity.repository.format, provider: s.identity.repository.provider }), 1);
+  });
+});
+
+describe('target labels (METRICS_LABELS)', () => {
+  const target = [['namespace', 'db'], ['cluster', 'main'], ['env', 'prod']] as const;
+  const observations = { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2, expectedMaxArchiveLagSeconds: 3600, gapClasses: demo.wal_gaps.map(() => 'unexplained') };
+
+  it('are on every sample of every family, the consumer\'s included, and change nothing else', async () => {
+    const plain = await renderOpenMetrics([demoScope({ observations })], { consumer: { server: 'pg-main', sourceState: 'available', projectionAgeSeconds: 1 } });
+    const text = await renderOpenMetrics([demoScope({ observations })], { consumer: { server: 'pg-main', sourceState: 'available', projectionAgeSeconds: 1 }, labels: target });
+    const all = samples(text);
+    const without = samples(plain);
+    assert.equal(all.length, without.length);
+    assert.ok(names(all).size >= 25, 'every family is there');
+    for (const x of all) for (const [name, v] of target) assert.equal(x.labels[name], v, `${x.name} carries ${name}`);
+    const strip = (x: Sample) => ({ ...x, labels: Object.fromEntries(Object.entries(x.labels).filter(([k]) => !target.some(([n]) => n === k))) });
+    assert.deepEqual(all.map(strip), without);
+    assert.match(text, /^viewer_objects\{server="pg-main",namespace="db",cluster="main",env="prod"\} \d+$/m);
+  });
+
+  it('are escaped as OpenMetrics label values', async () => {
+    const text = await renderOpenMetrics([demoScope()], { labels: [['team', 'a"b\\c']] });
+    assert.match(text, /^viewer_objects\{server="pg-main",team="a\\"b\\\\c"\} \d+$/m);
+  });
+
+  it('never take a name the module prints itself: the configuration reserves every one', async () => {
+    for (const own of OWN_LABELS) assert.ok(RESERVED_METRIC_LABELS.has(own), `${own} is reserved in the configuration`);
+    for (const own of ['server', 'state', 'reason', 'backup_id', 'version']) await assert.rejects(renderOpenMetrics([demoScope()], { labels: [[own, 'x']] }), /target labels/);
+    await assert.rejects(renderOpenMetrics([demoScope()], { labels: [['env', 'a'], ['env', 'b']] }), /target labels/);
   });
 });
 

@@ -10,7 +10,9 @@
  *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, and `version`, `format` and
  *   `provider` on `viewer_build_info`: values from closed sets or identifiers the wire already
  *   publishes (a reason is its bounded code, never its message; a version the wire's bounded
- *   pattern), never an object key, a destination or a fingerprint;
+ *   pattern), never an object key, a destination or a fingerprint; beside them, on every series,
+ *   the target labels the caller configured (`METRICS_LABELS`, validated by the configuration),
+ *   which must not be one of these;
  * - the same input gives the same bytes: families in one fixed order, scopes by server, and the
  *   samples of a family by their label values (prom-client prints in insertion order);
  * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
@@ -74,6 +76,11 @@ export interface ConsumerObservations {
 
 export interface RenderExtras {
   readonly consumer?: ConsumerObservations;
+  /**
+   * The target's identity (`METRICS_LABELS`): `[name, value]` pairs every sample carries, printed
+   * after `server`. Validated by the configuration; a name this module uses itself is refused here.
+   */
+  readonly labels?: readonly (readonly [name: string, value: string])[];
 }
 
 type Labels = Readonly<Record<string, string>>;
@@ -336,6 +343,9 @@ const FAMILIES: readonly Family[] = [
   },
 ];
 
+/** Every label name this module prints itself; target labels must be others. */
+export const OWN_LABELS: ReadonlySet<string> = new Set(['server', 'state', ...FAMILIES.flatMap((f) => f.labels)]);
+
 const CONSUMER_FAMILIES = {
   state: { name: 'viewer_consumer_source_state', help: 'The state of the consumer source: 1 for the current state, 0 for the others.' },
   age: { name: 'viewer_consumer_projection_age_seconds', help: 'Seconds since the consumer assembled its current projection.' },
@@ -380,23 +390,26 @@ export async function renderOpenMetrics(scopes: readonly MetricScope[], extra: R
   for (let i = 1; i < views.length; i++) {
     if (views[i]?.server === views[i - 1]?.server) throw new Error(`two metric scopes name the server ${views[i]?.server ?? ''}`);
   }
+  const target = extra.labels ?? [];
+  const targetNames = target.map(([name]) => name);
+  if (targetNames.some((n) => OWN_LABELS.has(n)) || new Set(targetNames).size !== targetNames.length) throw new Error('target labels must be distinct and none of the metrics module\'s own');
   const registry = new Registry<OpenMetricsContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   for (const f of FAMILIES) {
     const samples = views.flatMap((v) =>
       [...f.samples(v)]
         .sort((a, b) => compareValues(a[0], b[0]))
-        .map(([values, value]) => ({ labels: Object.fromEntries([['server', v.server], ...f.labels.map((l, i) => [l, values[i] ?? ''])]) as Labels, value })),
+        .map(([values, value]) => ({ labels: Object.fromEntries([['server', v.server], ...target, ...f.labels.map((l, i) => [l, values[i] ?? ''])]) as Labels, value })),
     );
-    gauge(registry, f.name, f.help, ['server', ...f.labels], samples);
+    gauge(registry, f.name, f.help, ['server', ...targetNames, ...f.labels], samples);
   }
   const c = extra.consumer;
   if (c !== undefined) {
-    const server: Labels = c.server === null ? {} : { server: c.server };
+    const server: Labels = { ...(c.server === null ? {} : { server: c.server }), ...Object.fromEntries(target) };
     const states = [...CONSUMER_SOURCE_STATES].sort().map((state) => ({ labels: { ...server, state }, value: bool(state === c.sourceState) }));
-    gauge(registry, CONSUMER_FAMILIES.state.name, CONSUMER_FAMILIES.state.help, ['server', 'state'], states);
+    gauge(registry, CONSUMER_FAMILIES.state.name, CONSUMER_FAMILIES.state.help, ['server', ...targetNames, 'state'], states);
     const age = c.projectionAgeSeconds;
-    gauge(registry, CONSUMER_FAMILIES.age.name, CONSUMER_FAMILIES.age.help, ['server'], age === null || !Number.isFinite(age) ? [] : [{ labels: server, value: age }]);
+    gauge(registry, CONSUMER_FAMILIES.age.name, CONSUMER_FAMILIES.age.help, ['server', ...targetNames], age === null || !Number.isFinite(age) ? [] : [{ labels: server, value: age }]);
   }
   const text = await registry.metrics();
   // prom-client joins the families and appends `\n# EOF\n`: with none, that is a blank first line,

@@ -128,6 +128,36 @@ describe('viewer scan --output openmetrics', () => {
     }
   });
 
+  it('puts METRICS_LABELS on every sample, promtool clean, a failed attempt included', async () => {
+    const labels = 'namespace=db,cluster=main,env=prod';
+    const [ok, failed] = await Promise.all([
+      runViewer(['scan', '--output', 'openmetrics'], { ...env, METRICS_LABELS: labels }),
+      runViewer(['scan', '--output', 'openmetrics'], { ...env, METRICS_LABELS: labels, STORE_CONNECTION_STRING_FILE: join(dir, 'wrong') }),
+    ]);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(failed.status, 1, failed.stderr);
+    for (const r of [ok, failed]) {
+      assertClean(r.stdout);
+      const lines = r.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      assert.ok(lines.length > 10);
+      for (const line of lines) assert.ok(line.startsWith('viewer_') && line.includes('{server="pg-main",namespace="db",cluster="main",env="prod"'), line);
+    }
+    // The other outputs do not carry them.
+    const text = await runViewer(['scan', '--output', 'text'], { ...env, METRICS_LABELS: labels });
+    assert.equal(text.status, 0, text.stderr);
+    assert.ok(!text.stdout.includes('namespace'));
+  });
+
+  it('refuses a broken METRICS_LABELS before any scan, naming the variable and the rule, never the value', async () => {
+    for (const value of ['server=pg-secret', '__meta_secret=x', 'env=secret value ', 'team=secret\u0001', 'env=a,env=secret']) {
+      const r = await runViewer(['scan', '--output', 'openmetrics'], { ...env, METRICS_LABELS: value });
+      assert.equal(r.status, 78, `${JSON.stringify(value)}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^viewer: configuration refused: METRICS_LABELS: [^\n]+\n$/);
+      assert.ok(!r.stderr.includes('secret'), r.stderr);
+    }
+  });
+
   it('the consumer series pass promtool too', async () => {
     const text = await renderOpenMetrics([], { consumer: { server: DEMO_SERVER, sourceState: 'available', projectionAgeSeconds: 4.5 } });
     assertClean(text);

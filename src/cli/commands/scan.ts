@@ -21,7 +21,7 @@ import { writeFileAtomic } from '../../publication/atomic-file.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import type { State } from '../../contract/primitives.ts';
 import { confine } from '../../store/confined.ts';
-import type { Config } from '../config/config.ts';
+import type { Config, MetricsLabel } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { loadPreviousScan, type Continuation, type PreviousObservations } from '../previous-scan.ts';
 import { scanText, type TextFacts } from './scan-text.ts';
@@ -92,7 +92,7 @@ export function scanDocument(p: Publication, evidence: ScopeEvidence | null, exp
  * The publication as OpenMetrics text. Before a complete scan the collections are unknown, not
  * empty, and so are the store's clock and the archive lag.
  */
-export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null, attemptSeconds: number, expectedMaxArchiveLagSeconds: number | null): Promise<string> {
+export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null, attemptSeconds: number, expectedMaxArchiveLagSeconds: number | null, labels: readonly MetricsLabel[] = []): Promise<string> {
   // Loaded only for this output: prom-client is no cost of the JSON document.
   const { renderOpenMetrics } = await import('../../metrics/openmetrics.ts');
   const known = p.generation > 0;
@@ -111,7 +111,7 @@ export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null
         ...(known && evidence !== null ? { gapClasses: evidence.gapClasses } : {}),
       },
     },
-  ]);
+  ], { labels });
 }
 
 export interface ScanOptions {
@@ -197,7 +197,7 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
       return EXIT.config;
     }
   }
-  if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag));
+  if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag, config.metricsLabels));
   else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag)));
   else process.stdout.write(document);
   if (failure !== null) {

@@ -308,6 +308,53 @@ describe('valid configurations', () => {
     assert.ok(known.ok && known.warnings.length === 0, 'STATE_DIR is a viewer variable');
   });
 
+  it('METRICS_LABELS: optional in both modes, Prometheus label names and bounded printable values, in order', () => {
+    assert.deepEqual(accepted(STANDALONE).metricsLabels, []);
+    assert.deepEqual(accepted({ ...STANDALONE, METRICS_LABELS: 'namespace=db,cluster=main,env=prod' }).metricsLabels, [['namespace', 'db'], ['cluster', 'main'], ['env', 'prod']]);
+    assert.deepEqual(accepted({ ...SIDECAR_STATIC, METRICS_LABELS: '_team=Data Platform (EU),Zone9=a=b' }).metricsLabels, [['_team', 'Data Platform (EU)'], ['Zone9', 'a=b']]);
+    const long = accepted({ ...STANDALONE, METRICS_LABELS: `a=${'v'.repeat(128)},${Array.from({ length: 15 }, (_, i) => `l${i}=x`).join(',')}` });
+    assert.equal(long.metricsLabels.length, 16);
+    const known = parseConfig({ ...STANDALONE, METRICS_LABELS: 'env=prod' });
+    assert.ok(known.ok && known.warnings.length === 0, 'METRICS_LABELS is a viewer variable');
+    const near = parseConfig({ ...STANDALONE, METRICS_LABEL: 'env=prod' });
+    assert.ok(near.ok);
+    if (near.ok) assert.deepEqual(near.warnings, ['METRICS_LABEL: not a viewer variable; ignored (check the spelling)']);
+  });
+
+  it('METRICS_LABELS: each broken rule is refused naming the variable, the entry and the rule, never the name or value', () => {
+    const cases: [string, RegExp][] = [
+      ['', /must not be empty/],
+      [' env=prod', /leading or trailing white space/],
+      ['env=prod\tx', /control characters/],
+      ['env=prod,', /entry 2: must be name=value/],
+      ['envprod', /entry 1: must be name=value/],
+      ['env=prod,,zone=a', /entry 2: must be name=value/],
+      ['9env=prod', /entry 1: the name must be a Prometheus label name/],
+      ['env-name=prod', /entry 1: the name must be a Prometheus label name/],
+      ['=prod', /entry 1: the name must be a Prometheus label name/],
+      [`${'n'.repeat(65)}=prod`, /the name must be a Prometheus label name/],
+      ['__secretname=prod', /entry 1: the name must not start with __/],
+      ['env=prod,server=other', /entry 2: the name must not be one viewer or Prometheus already uses/],
+      ...['state', 'reason', 'part', 'le', 'quantile', 'job', 'instance', 'version', 'format', 'provider', 'backup_id', 'timeline', 'status', 'stop', 'repository'].map((n) => [`${n}=x1234`, /the name must not be one viewer or Prometheus already uses/] as [string, RegExp]),
+      ['env=prod,env=test', /entry 2: the name must not repeat an earlier entry/],
+      ['env=', /entry 1: the value must be 1 to 128 printable ASCII characters/],
+      ['env=prod ,zone=a', /entry 1: the value must be/],
+      ['env= prod', /entry 1: the value must be/],
+      [`env=${'v'.repeat(129)}`, /entry 1: the value must be/],
+      ['env=pröd-secret', /entry 1: the value must be/],
+      [Array.from({ length: 17 }, (_, i) => `l${i}=x`).join(','), /must hold at most 16 labels/],
+    ];
+    for (const [value, rule] of cases) {
+      const violations = refused({ ...STANDALONE, METRICS_LABELS: value });
+      assert.deepEqual(violations.map((v) => v.variable), violations.map(() => 'METRICS_LABELS'), value);
+      assert.ok(violations.length >= 1, value);
+      assert.match(violations[0]?.rule ?? '', rule, value);
+      for (const v of violations) {
+        for (const secret of ['prod', 'secretname', 'pröd', 'x1234', 'env-name', '9env']) assert.ok(!v.rule.includes(secret), `${value}: ${v.rule}`);
+      }
+    }
+  });
+
   it('a misspelt viewer-looking variable is a warning, not silence', () => {
     const result = parseConfig({ ...STANDALONE, STORE_ACESS_KEY_ID_FILE: '/a' });
     assert.ok(result.ok);

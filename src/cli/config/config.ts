@@ -100,7 +100,15 @@ interface CommonConfig {
    * writable), not here.
    */
   readonly stateDir: string | null;
+  /**
+   * `METRICS_LABELS`: the target's identity on every series `viewer scan --output openmetrics`
+   * prints, as `[name, value]` pairs in the configured order; empty when unset.
+   */
+  readonly metricsLabels: readonly MetricsLabel[];
 }
+
+/** One `METRICS_LABELS` entry: a Prometheus label name and its value. */
+export type MetricsLabel = readonly [name: string, value: string];
 
 export interface SidecarConfig extends CommonConfig {
   readonly mode: 'sidecar';
@@ -141,10 +149,11 @@ export const KNOWN_VARIABLES = [
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
   'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL', 'STATE_DIR',
+  'METRICS_LABELS',
   // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
   'AZURE_STORAGE_CONNECTION_STRING',
 ] as const;
-const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_'];
+const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_', 'METRICS_'];
 
 export const DEFAULTS = {
   listenAddr: ':3000',
@@ -367,6 +376,57 @@ function parseStateDir(r: EnvReader, mode: RuntimeMode): string | null {
   return dir;
 }
 
+/**
+ * Label names `METRICS_LABELS` may not take: every label viewer's own series carry
+ * (src/metrics/openmetrics.ts; its test checks this list covers them), the ones OpenMetrics gives a
+ * meaning (`le`, `quantile`), the ones Prometheus sets at the scrape (`job`, `instance`; a textfile
+ * that carried them would see them renamed `exported_…`), and `repository`, the fleet file's
+ * repository name (issue 25).
+ */
+export const RESERVED_METRIC_LABELS: ReadonlySet<string> = new Set([
+  'server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason', 'version', 'format', 'provider',
+  'le', 'quantile', 'job', 'instance', 'repository',
+]);
+const METRIC_LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
+/** Printable ASCII without the separator; no white space at either end. */
+const METRIC_LABEL_VALUE = /^[\x21-\x2b\x2d-\x7e](?:[\x20-\x2b\x2d-\x7e]{0,126}[\x21-\x2b\x2d-\x7e])?$/;
+const MAX_METRICS_LABELS = 16;
+
+/**
+ * `METRICS_LABELS=name=value,name=value`: extra labels on every series. Each refusal names the entry
+ * by its position and the rule it breaks, never the name or the value.
+ */
+function parseMetricsLabels(r: EnvReader): MetricsLabel[] {
+  const raw = r.string('METRICS_LABELS', 4096);
+  if (raw === undefined) return [];
+  const entries = raw.split(',');
+  if (entries.length > MAX_METRICS_LABELS) {
+    r.violate('METRICS_LABELS', `must hold at most ${MAX_METRICS_LABELS} labels`);
+    return [];
+  }
+  const labels: MetricsLabel[] = [];
+  const seen = new Set<string>();
+  let broken = false;
+  const violate = (i: number, rule: string) => {
+    r.violate('METRICS_LABELS', `entry ${i + 1}: ${rule}`);
+    broken = true;
+  };
+  entries.forEach((entry, i) => {
+    const eq = entry.indexOf('=');
+    if (eq < 0) return violate(i, 'must be name=value (entries separated by commas)');
+    const name = entry.slice(0, eq);
+    const value = entry.slice(eq + 1);
+    if (!METRIC_LABEL_NAME.test(name)) return violate(i, 'the name must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, at most 64 characters)');
+    if (name.startsWith('__')) return violate(i, 'the name must not start with __ (reserved by Prometheus)');
+    if (RESERVED_METRIC_LABELS.has(name)) return violate(i, `the name must not be one viewer or Prometheus already uses (${[...RESERVED_METRIC_LABELS].join(', ')})`);
+    if (seen.has(name)) return violate(i, 'the name must not repeat an earlier entry');
+    seen.add(name);
+    if (!METRIC_LABEL_VALUE.test(value)) return violate(i, 'the value must be 1 to 128 printable ASCII characters, without a comma or white space at either end');
+    labels.push([name, value]);
+  });
+  return broken ? [] : labels;
+}
+
 function warningsFor(env: Env): string[] {
   const known = new Set<string>(KNOWN_VARIABLES);
   return Object.keys(env)
@@ -423,6 +483,7 @@ export function parseConfig(env: Env): ConfigResult {
   };
   const logLevel = r.oneOf('LOG_LEVEL', LOG_LEVELS) ?? DEFAULTS.logLevel;
   const stateDir = parseStateDir(r, mode);
+  const metricsLabels = parseMetricsLabels(r);
 
   if (mode === 'sidecar') {
     // The mode table's restrictions: present at all (even empty) is a refusal.
@@ -436,7 +497,7 @@ export function parseConfig(env: Env): ConfigResult {
     }
     const config: SidecarConfig = {
       mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl,
-      retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir,
+      retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels,
     };
     return { ok: true, config, warnings: warningsFor(env) };
   }
@@ -455,7 +516,7 @@ export function parseConfig(env: Env): ConfigResult {
   }
   const config: StandaloneConfig = {
     mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
-    refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, listen, trustedUserHeader, allowDownload,
+    refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels, listen, trustedUserHeader, allowDownload,
   };
   return { ok: true, config, warnings: warningsFor(env) };
 }

@@ -19,6 +19,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     minimum_redundancy_configured: config.retention.minimumRedundancy !== null,
     max_archive_lag_seconds: config.retention.maxArchiveLagSeconds,
     state_dir: config.stateDir === null ? 'not-configured' : 'configured',
+    metrics_labels: config.metricsLabels.length,
   };
   if (config.mode === 'sidecar') return { ...common, destination: 'configured', scopes: 1 };
   return {
