@@ -7,32 +7,29 @@
  * level is named in one line before the usage.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { atOrBeyond } from '../../src/cli/commands/scan.ts';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
-import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { runViewer, s3CredentialFiles, type ScanDocument } from '../support/run-viewer.ts';
 
 describe('viewer scan --fail-on', () => {
   let repos: RealRepositories;
-  let dir: string;
+  let credentials: ReturnType<typeof s3CredentialFiles>;
   const env = (server: string) => ({
     DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
     ARCHIVE_SERVER_NAMES: server,
     STORE_ENDPOINT_URL: repos.endpoint,
-    STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-    STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+    ...credentials.env,
   });
   before(() => {
     repos = realRepositories();
-    dir = mkdtempSync(join(tmpdir(), 'viewer-fail-on-'));
-    writeFileSync(join(dir, 'id'), `${repos.accessKeyId}\n`);
-    writeFileSync(join(dir, 'secret'), `${repos.secretAccessKey}\n`);
+    credentials = s3CredentialFiles(repos);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => credentials.remove());
 
   it('ranks unknown above warning, as viewer\'s severity does', () => {
     const states = ['healthy', 'warning', 'unknown', 'unhealthy'] as const;
@@ -65,7 +62,9 @@ describe('viewer scan --fail-on', () => {
     );
   });
 
-  it('prints any output as usual before the exit code, --save included', async () => {
+  it('prints any output as usual before the exit code, --save included', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'viewer-fail-on-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const state = join(dir, 'state.json');
     const metrics = await runViewer(['scan', '--fail-on', 'warning', '--save', state, '--output', 'openmetrics'], env('pg-main'));
     assert.equal(metrics.status, 2, metrics.stderr);

@@ -8,13 +8,10 @@
  * a backup); never viewer's own output.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { currentRepositories, type CurrentRepositories, type ListedObject } from '../support/current-repositories.ts';
-import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { runViewer, s3CredentialFiles, type ScanDocument } from '../support/run-viewer.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
@@ -93,24 +90,21 @@ const BARMAN_WAL = /\/wals\/(?:[0-9A-F]{16}\/)?([0-9A-F]{24}(?:\.partial|\.[0-9A
 
 describe('viewer scan on repositories written by the tools people run today (PostgreSQL 18, Barman 3.20, pgBackRest 2.60)', () => {
   let repos: CurrentRepositories;
-  let dir: string;
+  let credentials: ReturnType<typeof s3CredentialFiles>;
   const docs = new Map<string, ScanDocument>();
 
   before(() => {
     repos = currentRepositories();
-    dir = mkdtempSync(join(tmpdir(), 'viewer-current-'));
-    writeFileSync(join(dir, 'id'), `${repos.accessKeyId}\n`);
-    writeFileSync(join(dir, 'secret'), `${repos.secretAccessKey}\n`);
+    credentials = s3CredentialFiles(repos);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => credentials.remove());
 
   async function scan(key: string, env: Record<string, string>): Promise<ScanDocument> {
     const known = docs.get(key);
     if (known !== undefined) return known;
     const r = await runViewer(['scan'], {
       STORE_ENDPOINT_URL: repos.endpoint,
-      STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-      STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+      ...credentials.env,
       ...env,
     });
     assert.equal(r.status, 0, r.stderr);

@@ -1,8 +1,21 @@
 /** Runs the real `viewer` executable with a given environment and collects what it printed. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const VIEWER_BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
+
+/**
+ * An S3 credential file pair for the executable's static-files mode, in a directory of its own:
+ * the variables that name it, and how to remove it.
+ */
+export function s3CredentialFiles(account: { readonly accessKeyId: string; readonly secretAccessKey: string }): { readonly env: { STORE_ACCESS_KEY_ID_FILE: string; STORE_SECRET_ACCESS_KEY_FILE: string }; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-s3-credentials-'));
+  writeFileSync(join(dir, 'id'), account.accessKeyId);
+  writeFileSync(join(dir, 'secret'), account.secretAccessKey);
+  return { env: { STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'), STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret') }, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 export function runViewer(args: readonly string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
