@@ -200,12 +200,16 @@ describe('the state directory\'s gate', () => {
     await refused(join(base, `link${n - 1}`), /^state directory: is a symbolic link$/);
   });
 
-  it('refuses a directory this process cannot create files in', { skip: process.getuid?.() === 0 ? false : 'needs root to run the check as another user' }, () => {
+  it('refuses a directory this process cannot create files in', { skip: process.getuid?.() === 0 ? false : 'needs root to drop its own file-permission override' }, () => {
+    // Root without CAP_DAC_OVERRIDE is held to the mode bits like anyone: its own directory without
+    // write permission refuses it. (Running as another user instead needs every directory above the
+    // checkout to be traversable by that user, which a clone in a private temporary directory is not.)
     const dir = freshDir();
-    chmodSync(dir, 0o755);
-    chmodSync(base, 0o755);
+    chmodSync(dir, 0o555);
     const script = `import { checkStateDir } from ${JSON.stringify(join(import.meta.dirname, 'memory-file.ts'))}; checkStateDir(process.argv[1]).then(() => console.log('accepted'), (e) => console.log(e.message));`;
-    const r = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, '--input-type=module', '-e', script, dir], { encoding: 'utf8', cwd: '/' });
+    const withoutOverride = ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search'];
+    const r = spawnSync('setpriv', [...withoutOverride, process.execPath, '--input-type=module', '-e', script, dir], { encoding: 'utf8', cwd: '/' });
+    chmodSync(dir, 0o755);
     assert.equal(r.stdout.trim(), 'state directory: this process cannot create files in it (EACCES)', r.stderr);
   });
 });
