@@ -3,8 +3,11 @@
  * `pg18` under s3://barman/current-barman and pgBackRest 2.60 stanza `main` under
  * s3://barman/current-pgbackrest, both with PostgreSQL 18, in the Swift S3 store) give the same
  * evidence on S3, Azure and GCS. Neither has a posix tree: each object is listed and read from the
- * S3 store with the AWS SDK and put, byte for byte, under one prefix into Azurite (store-b) and the
- * Cloud Storage emulator (store-c); then the real executable scans all three. As in
+ * S3 store with the AWS SDK and put, byte for byte, under one fresh prefix into the same S3 store
+ * (store-a), Azurite (store-b) and the Cloud Storage emulator (store-c) in the same minutes, so that
+ * every copy's receipts are equally old (a gap's status depends on its successor's age on the
+ * store's clock, and the tools wrote the originals up to hours before); then the real executable
+ * scans all three copies. As in
  * test/scan/pgbackrest-providers.test.ts, only what differs by construction is set aside: the
  * revision, the identity's provider and destination fingerprint, the scan's own times and every
  * store-clock fact (receipt times and first observations: each upload stamps its own; the store's
@@ -16,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { Storage, type Bucket } from '@google-cloud/storage';
 import { wireViolations } from '../../src/contract/validate.ts';
@@ -57,6 +60,8 @@ describe("today's tools' repositories (Barman 3.20, pgBackRest 2.60) on S3, Azur
   const copyPrefix = `current-providers-${process.pid}`;
   /** What was copied, per format: the S3 store's keys and sizes. */
   const copied = new Map<'barman' | 'pgbackrest', { key: string; size: number }[]>();
+  /** The S3 copies (bucket and key), removed after. */
+  const s3Copies: { bucket: string; key: string }[] = [];
 
   before(async () => {
     repos = currentRepositories();
@@ -94,10 +99,16 @@ describe("today's tools' repositories (Barman 3.20, pgBackRest 2.60) on S3, Azur
       const body = Buffer.from(await (r.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
       assert.equal(body.length, o.size, o.key);
       const key = `${copyPrefix}/${o.key}`;
-      await Promise.all([container.getBlockBlobClient(key).upload(body, body.length), bucket.file(key).save(body, { resumable: false })]);
+      s3Copies.push({ bucket: o.from, key });
+      await Promise.all([
+        s3.send(new PutObjectCommand({ Bucket: o.from, Key: key, Body: body })),
+        container.getBlockBlobClient(key).upload(body, body.length),
+        bucket.file(key).save(body, { resumable: false }),
+      ]);
     });
   });
-  after(() => {
+  after(async () => {
+    await pool(s3Copies, 8, (c) => s3.send(new DeleteObjectCommand({ Bucket: c.bucket, Key: c.key })));
     s3?.destroy();
     azurite?.stop();
     gcs?.stop();
@@ -107,7 +118,7 @@ describe("today's tools' repositories (Barman 3.20, pgBackRest 2.60) on S3, Azur
   /** `viewer scan` of one repository path on all three providers, side by side: S3, Azure, GCS. */
   async function scanAll(bucketName: string, path: string, env: Record<string, string>): Promise<[ScanDocument, ScanDocument, ScanDocument]> {
     const runs = await Promise.all([
-      runViewer(['scan'], { ...env, DESTINATION_PATH: `s3://${bucketName}/${path}`, STORE_ENDPOINT_URL: repos.endpoint, STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'), STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret') }),
+      runViewer(['scan'], { ...env, DESTINATION_PATH: `s3://${bucketName}/${copyPrefix}/${path}`, STORE_ENDPOINT_URL: repos.endpoint, STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'), STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret') }),
       runViewer(['scan'], { ...env, PROVIDER: 'store-b', DESTINATION_PATH: `${azurite.blobEndpoint}/${target}/${copyPrefix}/${path}`, STORE_CONNECTION_STRING_FILE: join(dir, 'conn') }),
       runViewer(['scan'], { ...env, DESTINATION_PATH: `gs://${target}/${copyPrefix}/${path}`, STORE_ENDPOINT_URL: gcs.endpoint }),
     ]);

@@ -12,6 +12,19 @@ import { after, before, describe, it } from 'node:test';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { currentRepositories, type CurrentRepositories, type ListedObject } from '../support/current-repositories.ts';
 import { runViewer, s3CredentialFiles, type ScanDocument } from '../support/run-viewer.ts';
+import { expectedGapStatus, type GapStatus } from '../support/gap-age.ts';
+
+/**
+ * What the deleted segment's gap makes of a scan, by its status (candidate in the build's first
+ * hour, confirmed after: test/support/gap-age.ts): the gap's status, the stop and state of a path
+ * that runs into it, the `wal` part, the coverage part (a confirmed gap is WAL lost on a usable
+ * backup's path) and the top level.
+ */
+function gapVerdicts(status: GapStatus) {
+  return status === 'confirmed'
+    ? { status, path: ['gap-limited', 'unhealthy'], wal: ['unhealthy', 'wal-gap-confirmed'], coverage: ['warning', 'coverage-path-wal-lost'], top: ['unhealthy', 'wal-gap-confirmed'] }
+    : { status, path: ['candidate-limited', 'warning'], wal: ['warning', 'wal-gap-candidate'], coverage: ['healthy', 'coverage-to-frontier'], top: ['warning', 'wal-gap-candidate'] };
+}
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
@@ -171,7 +184,8 @@ describe('viewer scan on repositories written by the tools people run today (Pos
     it('finds the deleted segment as the only gap, both timelines through 00000002.history.zst, and the WAL the listing holds', async () => {
       const doc = await scanBarman();
       const deleted = repos.barman.deletedWal;
-      assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, 'candidate']]);
+      const v = gapVerdicts(expectedGapStatus(repos.barman.objects(), deleted, doc.observations));
+      assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, v.status]]);
       assert.deepEqual(doc.observations?.wal_gap_classes.map((c) => [c.timeline, c.class]), [[1, 'unexplained']]);
       const names = repos.barman.objects().map((o) => BARMAN_WAL.exec(o.key)?.[1]).filter((n): n is string => n !== undefined);
       const segments = names.filter((n) => /^[0-9A-F]{24}$/.test(n));
@@ -182,7 +196,7 @@ describe('viewer scan on repositories written by the tools people run today (Pos
       assert.equal(doc.wal_ranges.find((r) => r['timeline'] === 2)?.['first_wal'], repos.barman.firstTimeline2Wal);
       assert.ok((doc.wal_ranges.filter((r) => r['timeline'] === 1).at(-1)?.['end_position'] as number) >= lsnPosition(repos.barman.switchLsn));
       const ac = doc.snapshot['details']['archive_cloud'];
-      assert.deepEqual([ac['timeline']['state'], ac['wal']['state'], ac['wal']['reason']['code']], ['healthy', 'warning', 'wal-gap-candidate']);
+      assert.deepEqual([ac['timeline']['state'], ac['wal']['state'], ac['wal']['reason']['code']], ['healthy', ...v.wal]);
       assert.deepEqual(ac['wal_counts'], {
         segment: segments.length,
         partial: names.filter((n) => n.endsWith('.partial')).length,
@@ -199,19 +213,22 @@ describe('viewer scan on repositories written by the tools people run today (Pos
       const { lz4, zstd, gzipParts, snappy } = repos.barman.backups;
       const byBackup = (id: string) => doc.recovery_paths.filter((p) => p['backup_id'] === id).map((p) => [p['target_timeline'], p['stop'], p['state'], p['frontier_position']]);
       const stop = position(repos.barman.deletedWal) - 1;
+      const v = gapVerdicts(expectedGapStatus(repos.barman.objects(), repos.barman.deletedWal, doc.observations));
       const tl1Last = doc.wal_ranges.filter((r) => r['timeline'] === 1).at(-1)?.['end_position'];
       const tl2Last = doc.wal_ranges.filter((r) => r['timeline'] === 2).at(-1)?.['end_position'];
       // B1 and B2 lie before the lost segment: their WAL runs into it on the way to either timeline.
-      assert.deepEqual(byBackup(lz4), [[1, 'candidate-limited', 'warning', stop], [2, 'candidate-limited', 'warning', stop]]);
-      assert.deepEqual(byBackup(zstd), [[1, 'candidate-limited', 'warning', stop], [2, 'candidate-limited', 'warning', stop]]);
+      assert.deepEqual(byBackup(lz4), [[1, ...v.path, stop], [2, ...v.path, stop]]);
+      assert.deepEqual(byBackup(zstd), [[1, ...v.path, stop], [2, ...v.path, stop]]);
       assert.deepEqual(byBackup(gzipParts), [[1, 'frontier', 'healthy', tl1Last], [2, 'frontier', 'healthy', tl2Last]]);
       assert.deepEqual(byBackup(snappy), [[2, 'frontier', 'healthy', tl2Last]]);
-      assert.equal(doc.snapshot['details']['archive_cloud']['coverage']['state'], 'healthy');
+      const coverage = doc.snapshot['details']['archive_cloud']['coverage'];
+      assert.deepEqual([coverage['state'], coverage['reason']['code']], v.coverage);
     });
 
     it('names the lost segment at the top: every backup is usable, so it is all that is wrong', async () => {
       const doc = await scanBarman();
-      assert.deepEqual([doc.snapshot['state'], doc.snapshot['reason']['code']], ['warning', 'wal-gap-candidate']);
+      const v = gapVerdicts(expectedGapStatus(repos.barman.objects(), repos.barman.deletedWal, doc.observations));
+      assert.deepEqual([doc.snapshot['state'], doc.snapshot['reason']['code']], v.top);
     });
 
     it('counts every object and byte exactly, as the raw listing shows them', async () => {
@@ -285,7 +302,8 @@ describe('viewer scan on repositories written by the tools people run today (Pos
     it("finds the deleted segment as the only gap (which verify does not report), both timelines, and stops recovery paths there", async () => {
       const doc = await scanStanza(main().stanza);
       const deleted = repos.pgbackrest.deletedWal;
-      assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count']]), [[1, deleted, deleted, 1]]);
+      const v = gapVerdicts(expectedGapStatus(mine(main().stanza).filter((o) => o.key.startsWith(`${repos.pgbackrest.prefix}/archive/`)), deleted, doc.observations));
+      assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, v.status]]);
       assert.deepEqual(doc.observations?.wal_gap_classes.map((c) => c.class), ['unexplained']);
       assert.equal(repos.pgbackrest.verify.exitCode, 0);
       const archive = `${repos.pgbackrest.prefix}/archive/${main().stanza}/${main().archiveId}/`;
@@ -297,13 +315,13 @@ describe('viewer scan on repositories written by the tools people run today (Pos
       assert.equal(position(main().firstTimeline2Wal), lsnPosition(main().switchLsn));
       const byBackup = (id: string) => doc.recovery_paths.filter((p) => p['backup_id'] === id).map((p) => [p['target_timeline'], p['stop'], p['state']]);
       const [f2, ...rest1] = main().timeline1;
-      assert.deepEqual(byBackup(f2 ?? ''), [[1, 'candidate-limited', 'warning'], [2, 'candidate-limited', 'warning']]);
+      assert.deepEqual(byBackup(f2 ?? ''), [[1, ...v.path], [2, ...v.path]]);
       assert.equal(doc.recovery_paths.find((p) => p['backup_id'] === f2)?.['frontier_position'], position(deleted) - 1);
       for (const id of rest1) assert.deepEqual(byBackup(id), [[1, 'frontier', 'healthy'], [2, 'frontier', 'healthy']], id);
       for (const id of main().timeline2) assert.deepEqual(byBackup(id), [[2, 'frontier', 'healthy']], id);
       const sr = doc.snapshot['details']['stanza_repository'];
-      assert.deepEqual([sr['timeline']['state'], sr['wal']['state'], sr['wal']['reason']['code'], sr['coverage']['state']], ['healthy', 'warning', 'wal-gap-candidate', 'healthy']);
-      assert.deepEqual([doc.snapshot['state'], doc.snapshot['reason']['code']], ['warning', 'wal-gap-candidate']);
+      assert.deepEqual([sr['timeline']['state'], sr['wal']['state'], sr['wal']['reason']['code'], sr['coverage']['state'], sr['coverage']['reason']['code']], ['healthy', ...v.wal, ...v.coverage]);
+      assert.deepEqual([doc.snapshot['state'], doc.snapshot['reason']['code']], v.top);
     });
 
     it('counts every object and byte of the stanza exactly, as the store lists them', async () => {

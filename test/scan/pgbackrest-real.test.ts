@@ -17,6 +17,7 @@ import { wireViolations } from '../../src/contract/validate.ts';
 import { pgbackrestRepository, type PgBackRestRepository } from '../support/pgbackrest-repositories.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
 import { runViewer, startStandalone, type ScanDocument } from '../support/run-viewer.ts';
+import { expectedGapStatus } from '../support/gap-age.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any,
    @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment --
@@ -40,6 +41,9 @@ describe('viewer scan on the real pgBackRest repository (REPOSITORY_FORMAT=stanz
       STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
     };
   }
+
+  /** The deleted segment's status this scan must give (stanza main's archive in the raw listing). */
+  const gapStatus = (doc: ScanDocument) => expectedGapStatus(repo.objects().filter((o) => o.key.startsWith(`${repo.prefix}/archive/${repo.main.stanza}/`)), repo.deletedWal, doc.observations);
 
   async function scan(stanza: string): Promise<ScanDocument> {
     const known = docs.get(stanza);
@@ -119,7 +123,10 @@ describe('viewer scan on the real pgBackRest repository (REPOSITORY_FORMAT=stanz
     // The WAL expire removed before the oldest backup is no gap: the archive starts at its archive start.
     assert.equal(doc.wal_ranges[0]?.['first_wal'], repo.info(repo.main.stanza).backup[0]?.archive.start);
     const sr = doc.snapshot['details']['stanza_repository'];
-    assert.deepEqual([sr['wal']['state'], sr['wal']['reason']['code']], ['warning', 'wal-gap-candidate']);
+    // Candidate in the build's first hour, confirmed after (test/support/gap-age.ts).
+    const confirmed = gapStatus(doc) === 'confirmed';
+    assert.deepEqual(doc.wal_gaps.map((g) => g['status']), [gapStatus(doc)]);
+    assert.deepEqual([sr['wal']['state'], sr['wal']['reason']['code']], confirmed ? ['unhealthy', 'wal-gap-confirmed'] : ['warning', 'wal-gap-candidate']);
     assert.match(String(sr['wal']['reason']['message']), /pgBackRest's retention/);
   });
 
@@ -133,12 +140,15 @@ describe('viewer scan on the real pgBackRest repository (REPOSITORY_FORMAT=stanz
     const [full1, ...rest1] = repo.main.timeline1;
     const byBackup = (id: string) => doc.recovery_paths.filter((p) => p['backup_id'] === id).map((p) => [p['target_timeline'], p['stop'], p['state']]);
     // The oldest full's WAL runs into the deleted segment on the way to either timeline.
-    assert.deepEqual(byBackup(full1 ?? ''), [[1, 'candidate-limited', 'warning'], [2, 'candidate-limited', 'warning']]);
+    const [stop, state] = gapStatus(doc) === 'confirmed' ? ['gap-limited', 'unhealthy'] : ['candidate-limited', 'warning'];
+    assert.deepEqual(byBackup(full1 ?? ''), [[1, stop, state], [2, stop, state]]);
     assert.equal(doc.recovery_paths.find((p) => p['backup_id'] === full1)?.['frontier_position'], position(repo.deletedWal) - 1);
     for (const id of rest1) assert.deepEqual(byBackup(id), [[1, 'frontier', 'healthy'], [2, 'frontier', 'healthy']], id);
     for (const id of repo.main.timeline2) assert.deepEqual(byBackup(id), [[2, 'frontier', 'healthy']], id);
     assert.deepEqual(byBackup(repo.main.interrupted), []);
-    assert.equal(doc.snapshot['details']['stanza_repository']['coverage']['state'], 'healthy');
+    // A confirmed gap is lost WAL on the oldest full's path: coverage says so, though the best path reaches the newest WAL.
+    const coverage = doc.snapshot['details']['stanza_repository']['coverage'];
+    assert.deepEqual([coverage['state'], coverage['reason']['code']], gapStatus(doc) === 'confirmed' ? ['warning', 'coverage-path-wal-lost'] : ['healthy', 'coverage-to-frontier']);
   });
 
   it('counts every object and byte of the stanza exactly, as the store lists them', async () => {

@@ -13,6 +13,7 @@ import { wireViolations } from '../../src/contract/validate.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
 import { runViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { expectedGapStatus } from '../support/gap-age.ts';
 
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access,
@@ -76,7 +77,9 @@ describe('viewer scan on real barman-cloud repositories', () => {
   it('finds the deleted segment as the only gap, both timelines, and the fork', async () => {
     const doc = await scan('pg-main');
     const deleted = repos.facts['DELETED_WAL'] ?? '';
-    assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, 'candidate']]);
+    // Candidate in the build's first hour, confirmed after (test/support/gap-age.ts).
+    const status = expectedGapStatus(repos.objects('pg-main'), deleted, doc.observations);
+    assert.deepEqual(doc.wal_gaps.map((g) => [g['timeline'], g['first_wal'], g['last_wal'], g['segment_count'], g['status']]), [[1, deleted, deleted, 1, status]]);
     // Beside the wire items: a lost segment between two backups is no hole retention leaves.
     assert.deepEqual(doc.observations?.wal_gap_classes, [{ timeline: 1, start_position: doc.wal_gaps[0]?.['start_position'], class: 'unexplained' }]);
     assert.deepEqual([...new Set(doc.wal_ranges.map((r) => r['timeline']))], [1, 2]);
@@ -96,7 +99,9 @@ describe('viewer scan on real barman-cloud repositories', () => {
     const deleted = repos.facts['DELETED_WAL'] ?? '';
     const position = Number.parseInt(deleted.slice(16), 16);
     const fromBackup1 = doc.recovery_paths.filter((p) => p['backup_id'] === repos.facts['BACKUP_1']);
-    assert.deepEqual(fromBackup1.map((p) => [p['target_timeline'], p['stop'], p['frontier_position']]), [[1, 'candidate-limited', position - 1], [2, 'candidate-limited', position - 1]]);
+    const confirmed = expectedGapStatus(repos.objects('pg-main'), deleted, doc.observations) === 'confirmed';
+    const stop = confirmed ? 'gap-limited' : 'candidate-limited';
+    assert.deepEqual(fromBackup1.map((p) => [p['target_timeline'], p['stop'], p['frontier_position']]), [[1, stop, position - 1], [2, stop, position - 1]]);
     const fromBackup2 = doc.recovery_paths.filter((p) => p['backup_id'] === repos.facts['BACKUP_2']);
     assert.deepEqual(fromBackup2.map((p) => [p['target_timeline'], p['stop'], p['state']]), [[1, 'frontier', 'healthy'], [2, 'frontier', 'healthy']]);
     const toTl2 = fromBackup2.find((p) => p['target_timeline'] === 2);
@@ -104,7 +109,11 @@ describe('viewer scan on real barman-cloud repositories', () => {
     assert.ok((toTl2?.['assumption_codes'] as string[]).includes('history-content-trusted'));
     assert.deepEqual(doc.recovery_paths.filter((p) => p['backup_id'] === repos.facts['FAILED_BACKUP']), []);
     const ac = doc.snapshot['details']['archive_cloud'];
-    assert.deepEqual([ac['wal']['state'], ac['wal']['reason']['code'], ac['coverage']['state']], ['warning', 'wal-gap-candidate', 'healthy']);
+    // A confirmed gap is lost WAL: the oldest usable backup's path loses it, so coverage is no longer healthy.
+    assert.deepEqual(
+      [ac['wal']['state'], ac['wal']['reason']['code'], ac['coverage']['state'], ac['coverage']['reason']['code']],
+      confirmed ? ['unhealthy', 'wal-gap-confirmed', 'warning', 'coverage-path-wal-lost'] : ['warning', 'wal-gap-candidate', 'healthy', 'coverage-to-frontier'],
+    );
   });
 
   it('counts every object and byte exactly, as the raw listing shows them', async () => {

@@ -61,6 +61,6 @@ export interface ScanDocument {
   wal_ranges: Record<string, any>[];
   wal_gaps: Record<string, any>[];
   recovery_paths: Record<string, any>[];
-  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[] } | null;
+  observations: { wal_gap_classes: { timeline: number; start_position: number; class: string }[]; store_time_at_scan: string | null; newest_wal_received_at: string | null } | null;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

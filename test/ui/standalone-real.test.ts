@@ -10,17 +10,19 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { realRepositories } from '../support/real-repositories.ts';
+import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
+import { expectedGapStatusNow } from '../support/gap-age.ts';
 
 describe('standalone mode on a real S3-compatible store', () => {
   let child: ChildProcess;
   let base = '';
   let dir = '';
   let viewer: RunningViewer;
+  let repos: RealRepositories;
 
   before(async () => {
-    const repos = realRepositories();
+    repos = realRepositories();
     dir = mkdtempSync(join(tmpdir(), 'viewer-standalone-'));
     writeFileSync(join(dir, 'id'), repos.accessKeyId);
     writeFileSync(join(dir, 'secret'), repos.secretAccessKey);
@@ -44,10 +46,16 @@ describe('standalone mode on a real S3-compatible store', () => {
     assert.match(page, /2 server scopes: <code>pg-main<\/code>, <code>pg-wal1m<\/code>/);
     // Discovery listed the whole destination: nothing there belongs to no scope.
     assert.match(page, /belong to no server scope: 0\./);
-    assert.match(page, /Server <code>pg-main<\/code> <span class="state warning">warning<\/span>/);
     assert.match(page, /Server <code>pg-wal1m<\/code> <span class="state/);
+    // The deleted segment is a candidate gap (pg-main warning) in the build's first hour and a
+    // confirmed one (unhealthy) after it (test/support/gap-age.ts); never one with the other's state.
     const wals = await (await fetch(new URL('/wals?server=pg-main&class=segment&timeline=1', base))).text();
-    assert.match(wals, /<strong>missing<\/strong> 1 segment \(candidate gap\)/);
+    const shown = /<strong>missing<\/strong> 1 segment \((candidate|confirmed) gap\)/.exec(wals)?.[1];
+    assert.ok(shown !== undefined, 'the WAL browser shows the deleted segment as a gap');
+    const expected = expectedGapStatusNow(repos.objects('pg-main'), repos.facts['DELETED_WAL'] ?? '');
+    if (expected !== null) assert.equal(shown, expected);
+    const state = shown === 'confirmed' ? 'unhealthy' : 'warning';
+    assert.match(page, new RegExp(`Server <code>pg-main</code> <span class="state ${state}">${state}</span>`));
   });
 
   it('is ready once a prefix-scoped listing succeeded', async () => {
