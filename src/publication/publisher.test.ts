@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StoreError } from '../common/errors.ts';
+import { Turns } from '../common/concurrency.ts';
 import { BudgetMeter } from '../evidence/listing.ts';
 import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
@@ -280,6 +281,45 @@ describe('refresher', () => {
     assert.deepEqual(starts, [0, 2000, 6000, 10_000, 11_000, 13_000, 14_000, 15_000, 16_000]);
     assert.deepEqual([pub.current.generation, pub.current.snapshot.stale], [5, false]);
     await refresher.stop();
+  });
+
+  it('a scan waits for its turn before its deadline starts, and gives the turn back however it ends', async () => {
+    const pub = newPublisher();
+    const turns = new Turns(1);
+    const held = await turns.take('other');
+    let scanned = 0;
+    let fail = true;
+    const refresher = new Refresher({
+      publisher: pub,
+      budget: { maxPages: 100, maxObjects: 10_000 },
+      intervalMs: 3_600_000,
+      // Shorter than the wait below: were the wait part of the scan, it would time out.
+      scanTimeoutMs: 50,
+      turn: (signal) => turns.take('mine', signal),
+      scan: async (signal, next, meter) => {
+        scanned += 1;
+        if (fail) throw new StoreError('throttled', 'throttled');
+        return scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(repository(), ROOT), signal, meter, concurrency: 2, ...next });
+      },
+    });
+    const first = refresher.refreshNow();
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(scanned, 0);
+    held();
+    await first;
+    // A failed attempt gives its turn back: the next one gets it, and is not timed out by the wait.
+    assert.deepEqual([scanned, turns.held, pub.current.snapshot.inventory.last_failure_category], [1, 0, 'throttled']);
+    fail = false;
+    await refresher.refreshNow();
+    assert.deepEqual([scanned, turns.held, pub.current.generation], [2, 0, 1]);
+    // A shutdown while waiting ends the wait without a scan and without publishing.
+    const blocker = await turns.take('other');
+    const waiting = refresher.refreshNow();
+    const revision = pub.current.revision;
+    await refresher.stop();
+    await waiting;
+    assert.deepEqual([scanned, pub.current.revision], [2, revision]);
+    blocker();
   });
 
   it('a scan that settles leaves nothing running: its signal is aborted, so requests it left in flight are canceled', async () => {

@@ -29,6 +29,12 @@ export interface RefresherOptions {
   /** Scans that outlive this are aborted as `timeout`. */
   readonly scanTimeoutMs: number;
   readonly onPublish?: (p: Publication) => void;
+  /**
+   * Waits for this scope's turn among scans that share the store work (a fleet's, D-100); resolves
+   * with its release. The scan's deadline and times start once the turn is granted: waiting in the
+   * queue is no part of the scan.
+   */
+  readonly turn?: (signal: AbortSignal) => Promise<() => void>;
   readonly random?: () => number;
   readonly now?: () => Date;
 }
@@ -110,6 +116,24 @@ export class Refresher {
     const publish = (p: Publication) => this.#publish(p);
     publish(publisher.checkFreshness(now()));
     if (this.#stop.signal.aborted) return;
+    let release: () => void = () => undefined;
+    if (this.#o.turn !== undefined) {
+      try {
+        release = await this.#o.turn(this.#stop.signal);
+      } catch {
+        return; // Only a shutdown ends the wait.
+      }
+    }
+    try {
+      await this.#attempt(now);
+    } finally {
+      release();
+    }
+  }
+
+  async #attempt(now: () => Date): Promise<void> {
+    const { publisher } = this.#o;
+    const publish = (p: Publication) => this.#publish(p);
     const startedAt = now();
     const deadline = AbortSignal.timeout(this.#o.scanTimeoutMs);
     // Aborted once the scan has settled: what it left running against the store stops there.
