@@ -243,6 +243,70 @@ describe('target labels (METRICS_LABELS)', () => {
   });
 });
 
+describe('scope labels (a fleet in one exposition)', () => {
+  const named = (name: string) => ({ ...demo.snapshot, identity: { ...demo.snapshot.identity, repository: { ...demo.snapshot.identity.repository, scope: { kind: 'archive-server' as const, name } } } });
+  const fleetScope = (labels: readonly (readonly [string, string])[], server = 'pg-main', over: Partial<MetricScope> = {}): MetricScope => demoScope({ snapshot: named(server), labels, ...over });
+  const scopeLabels = (x: Sample) => Object.entries(x.labels).filter(([k]) => !['server', ...OWN_LABELS].includes(k));
+  const strip = (x: Sample, drop: readonly string[]) => ({ ...x, labels: Object.fromEntries(Object.entries(x.labels).filter(([k]) => !drop.includes(k))) });
+
+  it('tell two repositories\' same-named servers apart, each sample carrying its own scope\'s labels', async () => {
+    const single = samples(await renderOpenMetrics([demoScope()]));
+    const a = fleetScope([['repository', 'prod-a'], ['env', 'prod']]);
+    const b = fleetScope([['repository', 'prod-b'], ['env', 'prod']], 'pg-main', { backups: demo.backups.slice(1) });
+    const all = samples(await renderOpenMetrics([b, a]));
+    for (const repository of ['prod-a', 'prod-b']) {
+      const mine = all.filter((x) => x.labels['repository'] === repository);
+      assert.ok(mine.length > 0 && mine.every((x) => x.labels['env'] === 'prod' && x.labels['server'] === 'pg-main'), repository);
+    }
+    assert.equal(all.filter((x) => x.labels['repository'] === undefined).length, 0);
+    // Each scope's series are its own evidence: prod-a's are the single scope's exactly.
+    assert.deepEqual(all.filter((x) => x.labels['repository'] === 'prod-a').map((x) => strip(x, ['repository', 'env'])), single);
+    assert.equal(value(all, 'viewer_backups', { repository: 'prod-b', env: 'prod', state: 'healthy' }), demo.backups.slice(1).filter((x) => x.state === 'healthy').length);
+    assert.notDeepEqual(all.filter((x) => x.labels['repository'] === 'prod-b').map((x) => strip(x, ['repository', 'env'])), single);
+  });
+
+  it('print the scope labels after server and before the process-wide ones, and leave off one a scope lacks', async () => {
+    const text = await renderOpenMetrics([fleetScope([['repository', 'b'], ['env', 'prod']]), fleetScope([['repository', 'a']])], { labels: [['team', 'dba']] });
+    assert.match(text, /^viewer_objects\{server="pg-main",repository="a",team="dba"\} \d+$/m);
+    assert.match(text, /^viewer_objects\{server="pg-main",repository="b",env="prod",team="dba"\} \d+$/m);
+    assert.match(text, /^viewer_state_reason\{server="pg-main",repository="b",env="prod",team="dba",state="[a-z]+",reason="[a-z0-9-]+"\} 1$/m);
+    assert.ok(!text.includes('env=""'), 'a missing label is absent, never empty');
+  });
+
+  it('order the scopes by their scope-label values, then by server, whatever order they come in', async () => {
+    const scopes = [
+      fleetScope([['repository', 'b']], 'pg-aaa'),
+      fleetScope([['repository', 'a']], 'pg-zzz'),
+      fleetScope([['env', 'dev'], ['repository', 'a']], 'pg-main'),
+      fleetScope([], 'pg-main'),
+      fleetScope([['repository', 'a']], 'pg-main'),
+    ];
+    const text = await renderOpenMetrics(scopes);
+    for (const order of [scopes.toReversed(), [scopes[2], scopes[0], scopes[4], scopes[1], scopes[3]]]) assert.equal(await renderOpenMetrics(order.filter((x) => x !== undefined)), text);
+    const objects = samples(text).filter((x) => x.name === 'viewer_objects').map((x) => [...scopeLabels(x).map(([k, v]) => `${k}=${v}`), x.labels['server']].join(' '));
+    // Names by their earliest position (repository 0, env 0: byte order, env first), then values, then server.
+    assert.deepEqual(objects, ['pg-main', 'repository=a pg-main', 'repository=a pg-zzz', 'repository=b pg-aaa', 'env=dev repository=a pg-main']);
+    assert.match(text, /^viewer_objects\{server="pg-main",env="dev",repository="a"\} \d+$/m);
+  });
+
+  it('refuse two scopes of one server and the same labels, and names that collide', async () => {
+    await assert.rejects(renderOpenMetrics([fleetScope([['repository', 'a']]), fleetScope([['repository', 'a']])]), /two metric scopes name the server pg-main with the same scope labels/);
+    await assert.rejects(renderOpenMetrics([fleetScope([]), demoScope()]), /two metric scopes name the server pg-main/);
+    for (const own of ['server', 'state', 'reason', 'backup_id', 'part']) await assert.rejects(renderOpenMetrics([fleetScope([[own, 'x']])]), /one of the metrics module's own or of the target labels/, own);
+    await assert.rejects(renderOpenMetrics([fleetScope([['env', 'x']])], { labels: [['env', 'y']] }), /one of the metrics module's own or of the target labels/);
+    await assert.rejects(renderOpenMetrics([fleetScope([['env', 'x'], ['env', 'y']])]), /labels must be distinct/);
+    for (const bad of ['__name', '1env', 'e-nv', '']) await assert.rejects(renderOpenMetrics([fleetScope([[bad, 'x']])]), /not a Prometheus label name/, bad);
+    await assert.rejects(renderOpenMetrics([fleetScope([['env', '']])]), /empty value/);
+    // The same labels on another server, or another value on the same server, are distinct scopes.
+    assert.equal(samples(await renderOpenMetrics([fleetScope([['repository', 'a']]), fleetScope([['repository', 'a']], 'pg-aaa'), fleetScope([['repository', 'b']])])).filter((x) => x.name === 'viewer_objects').length, 3);
+  });
+
+  it('keep repository free for them: not a label of the module, reserved from METRICS_LABELS', () => {
+    assert.ok(!OWN_LABELS.has('repository'));
+    assert.ok(RESERVED_METRIC_LABELS.has('repository'));
+  });
+});
+
 describe('the state reasons and the completed backups not usable', () => {
   it('counts only completed backups that are unhealthy or unknown, never FAILED or interrupted ones', async () => {
     const base = demo.backups[0];

@@ -10,11 +10,20 @@
  *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, and `version`, `format` and
  *   `provider` on `viewer_build_info`: values from closed sets or identifiers the wire already
  *   publishes (a reason is its bounded code, never its message; a version the wire's bounded
- *   pattern), never an object key, a destination or a fingerprint; beside them, on every series,
- *   the target labels the caller configured (`METRICS_LABELS`, validated by the configuration),
- *   which must not be one of these;
- * - the same input gives the same bytes: families in one fixed order, scopes by server, and the
- *   samples of a family by their label values (prom-client prints in insertion order);
+ *   pattern), never an object key, a destination or a fingerprint; beside them, two kinds of
+ *   target labels, neither of which may be one of these (`OWN_LABELS`) or the other:
+ *   - a scope's own labels (`MetricScope.labels`, say `repository` and `env` of one repository of a
+ *     fleet), printed right after `server` on that scope's series; a family's label names are the
+ *     union over the scopes, and a scope without one of them leaves it off its series;
+ *   - the process-wide labels (`RenderExtras.labels`, `METRICS_LABELS`), validated by the
+ *     configuration, printed after the scope labels on every series;
+ * - scopes are distinct by their scope labels and server together: two repositories may each have
+ *   a server `pg-main`;
+ * - the same input gives the same bytes: families in one fixed order; within a family, scopes
+ *   ordered by their scope-label values (the names in the order below, a missing label as the
+ *   empty text, byte order), then by server, and the samples of a scope by their label values
+ *   (prom-client prints in insertion order). The scope-label names are ordered by the earliest
+ *   position any scope gives them, then by byte order, so the scopes' order does not matter;
  * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
@@ -59,6 +68,13 @@ export interface MetricScope {
   readonly walGaps: readonly WalGapItem[] | null;
   readonly recoveryPaths: readonly RecoveryPathItem[] | null;
   readonly observations?: ScopeObservations;
+  /**
+   * This scope's own target labels (say `[['repository', 'prod-a'], ['env', 'prod']]` for one
+   * repository of a fleet): `[name, value]` pairs its series carry after `server` and before the
+   * process-wide `RenderExtras.labels`. Names are Prometheus label names, distinct, none of
+   * `OWN_LABELS` nor of the process-wide ones; values are not empty.
+   */
+  readonly labels?: readonly (readonly [name: string, value: string])[];
 }
 
 /** Where the consumer console's evidence comes from stands in one of these. */
@@ -92,6 +108,8 @@ interface Sample {
 /** One scope as the families read it: its server and the collections the wire rules let it know. */
 interface ScopeView {
   readonly server: string;
+  /** Its scope labels by name. */
+  readonly labels: ReadonlyMap<string, string>;
   readonly scope: MetricScope;
   /** The details' common summary, whichever format wrote them; null when absent or of an unknown type. */
   readonly details: CommonSummary | null;
@@ -367,6 +385,7 @@ function viewOf(scope: MetricScope): ScopeView {
   const known = <T>(items: readonly T[] | null) => (s.evidence_generation === 0 ? null : items);
   return {
     server: s.identity.repository.scope.name,
+    labels: new Map(scope.labels ?? []),
     scope,
     details: commonSummary(s.details),
     backups: known(scope.backups),
@@ -381,27 +400,58 @@ function gauge(registry: Registry<OpenMetricsContentType>, name: string, help: s
   for (const { labels, value } of samples) g.set(labels, value);
 }
 
+/** A Prometheus label name that is not reserved for Prometheus's own use (`__` prefix). */
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const validLabelName = (n: string) => LABEL_NAME.test(n) && !n.startsWith('__');
+
+/**
+ * The scope-label names over all scopes, ordered by the earliest position any scope gives a name,
+ * then by byte order: independent of the order of the scopes. Refuses a scope whose labels are
+ * not valid, repeat a name, take one of `OWN_LABELS` or of the process-wide `targetNames`, or
+ * have an empty value (which would print like a missing label).
+ */
+function scopeLabelNames(scopes: readonly MetricScope[], targetNames: ReadonlySet<string>): string[] {
+  const position = new Map<string, number>();
+  for (const scope of scopes) {
+    const labels = scope.labels ?? [];
+    const names = labels.map(([n]) => n);
+    if (new Set(names).size !== names.length) throw new Error('a metric scope\'s labels must be distinct');
+    labels.forEach(([name, value], i) => {
+      if (!validLabelName(name)) throw new Error(`a metric scope's label ${i + 1} is not a Prometheus label name`);
+      if (OWN_LABELS.has(name) || targetNames.has(name)) throw new Error(`a metric scope's label ${name} is one of the metrics module's own or of the target labels`);
+      if (value === '') throw new Error(`a metric scope's label ${name} has an empty value`);
+      position.set(name, Math.min(position.get(name) ?? i, i));
+    });
+  }
+  return [...position].sort(([a, i], [b, j]) => i - j || (a < b ? -1 : a > b ? 1 : 0)).map(([n]) => n);
+}
+
 /**
  * The OpenMetrics text of the scopes' published evidence, plus the consumer's own series when
- * given. Scopes must name distinct servers.
+ * given. Scopes must be distinct by their scope labels and server together.
  */
 export async function renderOpenMetrics(scopes: readonly MetricScope[], extra: RenderExtras = {}): Promise<string> {
-  const views = scopes.map(viewOf).sort((a, b) => compareValues([a.server], [b.server]));
-  for (let i = 1; i < views.length; i++) {
-    if (views[i]?.server === views[i - 1]?.server) throw new Error(`two metric scopes name the server ${views[i]?.server ?? ''}`);
-  }
   const target = extra.labels ?? [];
   const targetNames = target.map(([name]) => name);
-  if (targetNames.some((n) => OWN_LABELS.has(n)) || new Set(targetNames).size !== targetNames.length) throw new Error('target labels must be distinct and none of the metrics module\'s own');
+  if (targetNames.some((n) => OWN_LABELS.has(n) || !validLabelName(n)) || new Set(targetNames).size !== targetNames.length) throw new Error('target labels must be distinct and none of the metrics module\'s own');
+  const scopeNames = scopeLabelNames(scopes, new Set(targetNames));
+  const key = (v: ScopeView) => [...scopeNames.map((n) => v.labels.get(n) ?? ''), v.server];
+  const views = scopes.map(viewOf).sort((a, b) => compareValues(key(a), key(b)));
+  for (let i = 1; i < views.length; i++) {
+    const [a, b] = [views[i - 1], views[i]];
+    if (a !== undefined && b !== undefined && compareValues(key(a), key(b)) === 0) throw new Error(`two metric scopes name the server ${b.server} with the same scope labels`);
+  }
   const registry = new Registry<OpenMetricsContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   for (const f of FAMILIES) {
-    const samples = views.flatMap((v) =>
-      [...f.samples(v)]
+    const samples = views.flatMap((v) => {
+      // The scope's own labels in the names' order; one it lacks is left off, never printed empty.
+      const own = scopeNames.flatMap((n) => (v.labels.has(n) ? [[n, v.labels.get(n) ?? '']] : []));
+      return [...f.samples(v)]
         .sort((a, b) => compareValues(a[0], b[0]))
-        .map(([values, value]) => ({ labels: Object.fromEntries([['server', v.server], ...target, ...f.labels.map((l, i) => [l, values[i] ?? ''])]) as Labels, value })),
-    );
-    gauge(registry, f.name, f.help, ['server', ...targetNames, ...f.labels], samples);
+        .map(([values, value]) => ({ labels: Object.fromEntries([['server', v.server], ...own, ...target, ...f.labels.map((l, i) => [l, values[i] ?? ''])]) as Labels, value }));
+    });
+    gauge(registry, f.name, f.help, ['server', ...scopeNames, ...targetNames, ...f.labels], samples);
   }
   const c = extra.consumer;
   if (c !== undefined) {
