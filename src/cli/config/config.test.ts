@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseConfig, probeTokenFile, type Env } from './config.ts';
+import { parseConfig, probeTokenFile, REPOSITORY_VARIABLES, type Env } from './config.ts';
 
 const SIDECAR_STATIC: Env = {
   RUNTIME_MODE: 'sidecar',
@@ -124,6 +124,10 @@ const SIDECAR_CASES: Case[] = [
   ['state directory the socket directory', SIDECAR_STATIC, { STATE_DIR: '/var/run/viewer' }, 'STATE_DIR'],
   ['state directory under the socket directory', SIDECAR_STATIC, { STATE_DIR: '/var/run/viewer/state' }, 'STATE_DIR'],
   ['state directory the socket directory through /run', SIDECAR_STATIC, { STATE_DIR: '/run/viewer' }, 'STATE_DIR'],
+  ['FLEET_FILE in sidecar mode', SIDECAR_STATIC, { FLEET_FILE: '/etc/viewer/fleet.yaml' }, 'FLEET_FILE'],
+  ['FLEET_FILE set empty in sidecar mode', SIDECAR_STATIC, { FLEET_FILE: '' }, 'FLEET_FILE'],
+  ['METRICS_ADDR in sidecar mode', SIDECAR_STATIC, { METRICS_ADDR: ':9100' }, 'METRICS_ADDR'],
+  ['FLEET_CONCURRENCY in sidecar mode', SIDECAR_STATIC, { FLEET_CONCURRENCY: '4' }, 'FLEET_CONCURRENCY'],
 ];
 
 const STANDALONE_CASES: Case[] = [
@@ -165,6 +169,22 @@ const STANDALONE_CASES: Case[] = [
   ['ambient with a key file', STANDALONE, { STORE_CREDENTIAL_MODE: 'ambient', STORE_ACCESS_KEY_ID_FILE: '/k' }, 'STORE_ACCESS_KEY_ID_FILE'],
   ['only half the S3 file pair', STANDALONE, { STORE_ACCESS_KEY_ID_FILE: '/run/secrets/id' }, 'STORE_SECRET_ACCESS_KEY_FILE'],
   ['a CLUSTER_ identity without its UID', STANDALONE, { CLUSTER_NAMESPACE: 'databases' }, 'CLUSTER_UID'],
+  ['FLEET_FILE relative', {}, { FLEET_FILE: 'fleet.yaml' }, 'FLEET_FILE'],
+  ['FLEET_FILE with ..', {}, { FLEET_FILE: '/etc/viewer/../fleet.yaml' }, 'FLEET_FILE'],
+  ['FLEET_FILE empty', {}, { FLEET_FILE: '' }, 'FLEET_FILE'],
+  ['FLEET_CONCURRENCY zero', STANDALONE, { FLEET_CONCURRENCY: '0' }, 'FLEET_CONCURRENCY'],
+  ['FLEET_CONCURRENCY over 64', STANDALONE, { FLEET_CONCURRENCY: '65' }, 'FLEET_CONCURRENCY'],
+  ['FLEET_CONCURRENCY empty', STANDALONE, { FLEET_CONCURRENCY: '' }, 'FLEET_CONCURRENCY'],
+  ['METRICS_ADDR empty', STANDALONE, { METRICS_ADDR: '' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR without a port', STANDALONE, { METRICS_ADDR: '9100' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR port out of range', STANDALONE, { METRICS_ADDR: ':65536' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR IPv4 in brackets', STANDALONE, { METRICS_ADDR: '[127.0.0.1]:9100' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR the default LISTEN_ADDR', STANDALONE, { METRICS_ADDR: ':3000' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR on one interface of the port LISTEN_ADDR takes on all', STANDALONE, { METRICS_ADDR: '127.0.0.1:3000' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR on all interfaces of the port LISTEN_ADDR takes on one', STANDALONE, { LISTEN_ADDR: '127.0.0.1:8080', METRICS_ADDR: ':8080' }, 'METRICS_ADDR'],
+  ['METRICS_ADDR the same host and port as LISTEN_ADDR', STANDALONE, { LISTEN_ADDR: 'Localhost:8080', METRICS_ADDR: 'localhost:8080' }, 'METRICS_ADDR'],
+  ...REPOSITORY_VARIABLES.map((v): Case => [`${v} beside FLEET_FILE`, { FLEET_FILE: '/etc/viewer/fleet.yaml' }, { [v]: '/run/secrets/x' }, v]),
+  ['DESTINATION_PATH set empty beside FLEET_FILE', { FLEET_FILE: '/etc/viewer/fleet.yaml' }, { DESTINATION_PATH: '' }, 'DESTINATION_PATH'],
 ];
 
 describe('a start with exactly one rule violated is refused and names it', () => {
@@ -353,6 +373,51 @@ describe('valid configurations', () => {
         for (const secret of ['prod', 'secretname', 'pröd', 'x1234', 'env-name', '9env']) assert.ok(!v.rule.includes(secret), `${value}: ${v.rule}`);
       }
     }
+  });
+
+  it('FLEET_FILE: the repositories are the fleet file\'s, not the demo; the process-wide variables stay', () => {
+    const c = accepted({ FLEET_FILE: '/etc/viewer/fleet.yaml', LISTEN_ADDR: '127.0.0.1:8080', METRICS_ADDR: '127.0.0.1:9100', METRICS_LABELS: 'env=prod', EXPECTED_MAX_ARCHIVE_LAG: '15m', REFRESH_INTERVAL_SECONDS: '600', STATE_DIR: '/var/lib/viewer', FLEET_CONCURRENCY: '8' });
+    assert.equal(c.mode, 'standalone');
+    if (c.mode !== 'standalone') return;
+    assert.equal(c.fleetFile, '/etc/viewer/fleet.yaml');
+    assert.equal(c.destination, null);
+    assert.equal(c.fleetConcurrency, 8);
+    assert.deepEqual(c.metricsListen, { host: '127.0.0.1', port: 9100 });
+    assert.deepEqual(c.listen, { host: '127.0.0.1', port: 8080 });
+    assert.deepEqual(c.metricsLabels, [['env', 'prod']]);
+    assert.equal(c.retention.maxArchiveLagSeconds, 900);
+    assert.equal(c.refreshIntervalSeconds, 600);
+    assert.equal(c.stateDir, '/var/lib/viewer');
+    const known = parseConfig({ FLEET_FILE: '/etc/viewer/fleet.yaml', FLEET_CONCURRENCY: '2', METRICS_ADDR: ':9100' });
+    assert.ok(known.ok && known.warnings.length === 0, 'FLEET_FILE, FLEET_CONCURRENCY and METRICS_ADDR are viewer variables');
+    const near = parseConfig({ FLEET_FIlE: '/etc/viewer/fleet.yaml', FLEET_FILES: '/etc/viewer/fleet.yaml' });
+    assert.ok(near.ok);
+    if (near.ok) assert.deepEqual(near.warnings, ['FLEET_FILES: not a viewer variable; ignored (check the spelling)', 'FLEET_FIlE: not a viewer variable; ignored (check the spelling)']);
+  });
+
+  it('FLEET_FILE: every repository variable beside it is refused at once, each with the rule that sends it to the fleet file', () => {
+    const env: Env = { FLEET_FILE: '/etc/viewer/fleet.yaml', ...Object.fromEntries(REPOSITORY_VARIABLES.map((v) => [v, 'AKIAIOSFODNN7EXAMPLE'])) };
+    const violations = refused(env);
+    assert.deepEqual(violations.map((v) => v.variable), [...REPOSITORY_VARIABLES]);
+    for (const v of violations) assert.equal(v.rule, 'must not be set with FLEET_FILE: it belongs in the fleet file, in each repository entry');
+    // Without FLEET_FILE the same variables are read as ever.
+    assert.equal(accepted(STANDALONE).fleetFile === null, true);
+  });
+
+  it('FLEET_CONCURRENCY and METRICS_ADDR: defaults and bounds', () => {
+    const c = accepted(STANDALONE);
+    assert.equal(c.mode === 'standalone' && c.fleetConcurrency, 4);
+    assert.equal(c.mode === 'standalone' && c.metricsListen, null);
+    for (const n of ['1', '64']) {
+      const d = accepted({ ...STANDALONE, FLEET_CONCURRENCY: n });
+      assert.equal(d.mode === 'standalone' && d.fleetConcurrency, Number(n));
+    }
+    for (const [listen, metrics, host, port] of [[undefined, ':9100', null, 9100], [undefined, '[::1]:3001', '::1', 3001], ['127.0.0.1:3000', '127.0.0.2:3000', '127.0.0.2', 3000], [':0', ':0', null, 0], ['[::1]:8080', 'metrics.internal:8081', 'metrics.internal', 8081]] as const) {
+      const d = accepted({ ...STANDALONE, LISTEN_ADDR: listen, METRICS_ADDR: metrics });
+      assert.deepEqual(d.mode === 'standalone' && d.metricsListen, { host, port }, `${listen} ${metrics}`);
+    }
+    // A broken LISTEN_ADDR is its own refusal; METRICS_ADDR is not judged against it.
+    assert.deepEqual(refused({ ...STANDALONE, LISTEN_ADDR: 'x', METRICS_ADDR: ':3000' }).map((v) => v.variable), ['LISTEN_ADDR']);
   });
 
   it('a misspelt viewer-looking variable is a warning, not silence', () => {

@@ -121,8 +121,18 @@ export interface SidecarConfig extends CommonConfig {
 
 export interface StandaloneConfig extends CommonConfig {
   readonly mode: 'standalone';
-  /** `null` runs the embedded demo repository. */
+  /**
+   * `null` runs the embedded demo repository, unless `fleetFile` is set: then the repositories are
+   * the fleet file's entries (`fleet-file.ts`), and the per-repository fields here (format,
+   * provider, credentials, region, endpoint, server names) are the defaults and mean nothing.
+   */
   readonly destination: Destination | null;
+  /** `FLEET_FILE`: the fleet file's absolute path; `null` for one repository (or the demo). */
+  readonly fleetFile: string | null;
+  /** `FLEET_CONCURRENCY`: how many scans of the fleet run at once. */
+  readonly fleetConcurrency: number;
+  /** `METRICS_ADDR`: the metrics listener; `null` (the default) when there is none. */
+  readonly metricsListen: { readonly host: string | null; readonly port: number } | null;
   /** Explicit scopes, or `null` to discover the server names under the destination. */
   readonly serverNames: readonly string[] | null;
   readonly cluster: ClusterIdentity | null;
@@ -149,11 +159,22 @@ export const KNOWN_VARIABLES = [
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
   'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL', 'STATE_DIR',
-  'METRICS_LABELS',
+  'METRICS_LABELS', 'FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR',
   // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
   'AZURE_STORAGE_CONNECTION_STRING',
 ] as const;
-const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_', 'METRICS_'];
+const WATCHED_PREFIXES = ['STORE_', 'ARCHIVE_', 'EVIDENCE_', 'CLUSTER_', 'SCAN_', 'EXPECTED_', 'METRICS_', 'FLEET_'];
+
+/**
+ * The variables of one repository. Beside `FLEET_FILE` each is refused: every entry of the fleet
+ * file has its own (`fleet-file.ts` maps the entry's fields onto them).
+ */
+export const REPOSITORY_VARIABLES = [
+  'DESTINATION_PATH', 'ARCHIVE_SERVER_NAMES', 'PROVIDER', 'REPOSITORY_FORMAT',
+  'STORE_CREDENTIAL_MODE', 'STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE', 'STORE_SESSION_TOKEN_FILE',
+  'STORE_REGION', 'STORE_WEB_IDENTITY_TOKEN_FILE', 'STORE_ROLE_ARN', 'STORE_ENDPOINT_URL',
+  'STORE_CONNECTION_STRING_FILE', 'STORE_SERVICE_ACCOUNT_KEY_FILE',
+] as const;
 
 export const DEFAULTS = {
   listenAddr: ':3000',
@@ -165,6 +186,7 @@ export const DEFAULTS = {
   scanMaxObjects: 20_000_000,
   scanTimeoutSeconds: 1_800,
   scanConcurrency: 8,
+  fleetConcurrency: 4,
   logLevel: 'info' as LogLevel,
 } as const;
 
@@ -302,24 +324,43 @@ function parseEndpoint(r: EnvReader): string | null {
   return url === null ? null : url.origin;
 }
 
-/** `[host]:port` with the host optional (all interfaces); IPv6 hosts in brackets. */
-export function parseListen(r: EnvReader): { host: string | null; port: number } | undefined {
-  const raw = r.string('LISTEN_ADDR') ?? (r.isSet('LISTEN_ADDR') ? undefined : DEFAULTS.listenAddr);
+/**
+ * `[host]:port` with the host optional (all interfaces); IPv6 hosts in brackets. `LISTEN_ADDR` by
+ * default, with its default; another variable (`METRICS_ADDR`) by the same rules, with its own.
+ */
+export function parseListen(r: EnvReader, name = 'LISTEN_ADDR', fallback: string = DEFAULTS.listenAddr): { host: string | null; port: number } | undefined {
+  const raw = r.string(name) ?? (r.isSet(name) ? undefined : fallback);
   if (raw === undefined) return undefined;
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]*)):([0-9]{1,5})$/.exec(raw);
   const port = m === null ? Number.NaN : Number(m[3]);
   if (m === null || port > 65535) {
-    r.violate('LISTEN_ADDR', 'must be [host]:port with a port from 0 to 65535 (IPv6 hosts in brackets)');
+    r.violate(name, 'must be [host]:port with a port from 0 to 65535 (IPv6 hosts in brackets)');
     return undefined;
   }
   const host = m[1] ?? m[2] ?? '';
   // Brackets hold an IPv6 address; a bare host is an IPv4 address or a DNS name (RFC 1123 labels).
   const valid = m[1] !== undefined ? isIPv6(host) : host === '' || isIPv4(host) || (HOSTNAME.test(host) && !/^[0-9.]+$/.test(host));
   if (!valid) {
-    r.violate('LISTEN_ADDR', 'must name an IPv4 address, a bracketed IPv6 address or a DNS host name');
+    r.violate(name, 'must name an IPv4 address, a bracketed IPv6 address or a DNS host name');
     return undefined;
   }
   return { host: host === '' ? null : host, port };
+}
+
+/**
+ * `METRICS_ADDR`: absent means no metrics listener. Refused when it would take `LISTEN_ADDR`'s
+ * port on the same or all interfaces (port 0 picks a free port, so it never collides).
+ */
+function parseMetricsListen(r: EnvReader, listen: { host: string | null; port: number } | undefined): { host: string | null; port: number } | null {
+  if (!r.isSet('METRICS_ADDR')) return null;
+  const metrics = parseListen(r, 'METRICS_ADDR');
+  if (metrics === undefined || listen === undefined) return null;
+  const sameHost = metrics.host === null || listen.host === null || metrics.host.toLowerCase() === listen.host.toLowerCase();
+  if (metrics.port !== 0 && metrics.port === listen.port && sameHost) {
+    r.violate('METRICS_ADDR', 'must not be the address LISTEN_ADDR takes (the same port on the same or all interfaces)');
+    return null;
+  }
+  return metrics;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -390,7 +431,23 @@ export const RESERVED_METRIC_LABELS: ReadonlySet<string> = new Set([
 const METRIC_LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 /** Printable ASCII without the separator; no white space at either end. */
 const METRIC_LABEL_VALUE = /^[\x21-\x2b\x2d-\x7e](?:[\x20-\x2b\x2d-\x7e]{0,126}[\x21-\x2b\x2d-\x7e])?$/;
-const MAX_METRICS_LABELS = 16;
+/** At most this many labels in `METRICS_LABELS`, and in each fleet entry's `labels`. */
+export const MAX_METRICS_LABELS = 16;
+
+/**
+ * The rule one extra label breaks, or `null`: one judgement for `METRICS_LABELS` and the fleet
+ * file's `labels`. `earlier` holds the names of the entries before it; `inherited` the names
+ * `METRICS_LABELS` already sets (a fleet entry must not set them again).
+ */
+export function metricLabelRule(name: string, value: string, earlier: ReadonlySet<string>, inherited: ReadonlySet<string> = new Set()): string | null {
+  if (!METRIC_LABEL_NAME.test(name)) return 'the name must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, at most 64 characters)';
+  if (name.startsWith('__')) return 'the name must not start with __ (reserved by Prometheus)';
+  if (RESERVED_METRIC_LABELS.has(name)) return `the name must not be one viewer or Prometheus already uses (${[...RESERVED_METRIC_LABELS].join(', ')})`;
+  if (earlier.has(name)) return 'the name must not repeat an earlier entry';
+  if (inherited.has(name)) return 'the name must not be one METRICS_LABELS already sets';
+  if (!METRIC_LABEL_VALUE.test(value)) return 'the value must be 1 to 128 printable ASCII characters, without a comma or white space at either end';
+  return null;
+}
 
 /**
  * `METRICS_LABELS=name=value,name=value`: extra labels on every series. Each refusal names the entry
@@ -416,12 +473,9 @@ function parseMetricsLabels(r: EnvReader): MetricsLabel[] {
     if (eq < 0) return violate(i, 'must be name=value (entries separated by commas)');
     const name = entry.slice(0, eq);
     const value = entry.slice(eq + 1);
-    if (!METRIC_LABEL_NAME.test(name)) return violate(i, 'the name must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, at most 64 characters)');
-    if (name.startsWith('__')) return violate(i, 'the name must not start with __ (reserved by Prometheus)');
-    if (RESERVED_METRIC_LABELS.has(name)) return violate(i, `the name must not be one viewer or Prometheus already uses (${[...RESERVED_METRIC_LABELS].join(', ')})`);
-    if (seen.has(name)) return violate(i, 'the name must not repeat an earlier entry');
+    const rule = metricLabelRule(name, value, seen);
     seen.add(name);
-    if (!METRIC_LABEL_VALUE.test(value)) return violate(i, 'the value must be 1 to 128 printable ASCII characters, without a comma or white space at either end');
+    if (rule !== null) return violate(i, rule);
     labels.push([name, value]);
   });
   return broken ? [] : labels;
@@ -446,7 +500,10 @@ export function probeTokenFile(env: Env): string | undefined {
 
 /** Parses and validates the whole configuration; never throws, never echoes a value. */
 export function parseConfig(env: Env): ConfigResult {
-  const r = new EnvReader(env);
+  // Beside FLEET_FILE the repository variables are refused below and read as absent: their rules
+  // are the fleet entries' (judged by fleet-file.ts), and one refusal each is enough.
+  const fleet = env['FLEET_FILE'] !== undefined && (env['RUNTIME_MODE'] ?? 'standalone') === 'standalone';
+  const r = new EnvReader(fleet ? Object.fromEntries(Object.entries(env).filter(([k]) => !(REPOSITORY_VARIABLES as readonly string[]).includes(k))) : env);
   const mode = r.isSet('RUNTIME_MODE') ? r.oneOf('RUNTIME_MODE', RUNTIME_MODES) : 'standalone';
   if (mode === undefined) return { ok: false, violations: r.violations };
 
@@ -489,6 +546,7 @@ export function parseConfig(env: Env): ConfigResult {
     // The mode table's restrictions: present at all (even empty) is a refusal.
     r.forbid('LISTEN_ADDR', 'must not be set in sidecar mode (the API is served on the Unix socket only)');
     r.forbid('TRUSTED_USER_HEADER', 'must not be set in sidecar mode');
+    for (const v of ['FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR']) r.forbid(v, 'applies to standalone mode only');
     if (r.boolean('ALLOW_DOWNLOAD') === true) r.violate('ALLOW_DOWNLOAD', 'must not be true in sidecar mode');
     if (format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) r.violate('REPOSITORY_FORMAT', 'must be archive-cloud in sidecar mode');
     const tokenFile = r.isSet('EVIDENCE_TOKEN_FILE') ? r.absolutePath('EVIDENCE_TOKEN_FILE') : r.required('EVIDENCE_TOKEN_FILE', 'in sidecar mode');
@@ -504,9 +562,16 @@ export function parseConfig(env: Env): ConfigResult {
 
   r.forbid('EVIDENCE_TOKEN_FILE', 'applies to sidecar mode only (standalone mode has no authentication)');
   const listen = parseListen(r);
+  const metricsListen = parseMetricsListen(r, listen);
   const trustedUserHeader = parseTrustedUserHeader(r);
   const allowDownload = r.boolean('ALLOW_DOWNLOAD') ?? false;
-  if (destination === null && url === undefined && (serverNames !== null || r.isSet('PROVIDER'))) {
+  const fleetFile = r.absolutePath('FLEET_FILE') ?? null;
+  const fleetConcurrency = r.integer('FLEET_CONCURRENCY', 1, 64) ?? DEFAULTS.fleetConcurrency;
+  if (fleet) {
+    for (const v of REPOSITORY_VARIABLES) {
+      if (env[v] !== undefined) r.violate(v, 'must not be set with FLEET_FILE: it belongs in the fleet file, in each repository entry');
+    }
+  } else if (destination === null && url === undefined && (serverNames !== null || r.isSet('PROVIDER'))) {
     r.violate('DESTINATION_PATH', 'is required when PROVIDER or ARCHIVE_SERVER_NAMES is set (unset, viewer runs its embedded demo)');
   } else if (url === undefined && format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) {
     r.violate('DESTINATION_PATH', 'is required with a REPOSITORY_FORMAT other than archive-cloud (the embedded demo is an archive-cloud repository)');
@@ -517,6 +582,7 @@ export function parseConfig(env: Env): ConfigResult {
   const config: StandaloneConfig = {
     mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
     refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels, listen, trustedUserHeader, allowDownload,
+    fleetFile, fleetConcurrency, metricsListen,
   };
   return { ok: true, config, warnings: warningsFor(env) };
 }
