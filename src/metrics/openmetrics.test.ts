@@ -128,7 +128,8 @@ describe('renderOpenMetrics on the demo', () => {
       for (const stop of ['frontier', 'candidate-limited', 'gap-limited', 'unknown-limited']) assert.equal(value(all, 'viewer_recovery_path_stop', { ...labels, stop }), stop === p.stop ? 1 : 0);
     }
     const recovery = all.filter((x) => x.name.startsWith('viewer_recovery_'));
-    assert.equal(recovery.length, current.length * (1 + STATES.length + 4));
+    // Per path a coverage, a state per state and a stop per stop; one coverage start for the scope.
+    assert.equal(recovery.length, current.length * (1 + STATES.length + 4) + 1);
     assert.ok(recovery.every((x) => x.labels['timeline'] === String(newest)));
 
     // Observations were not given: their series are absent, never 0.
@@ -304,6 +305,57 @@ describe('scope labels (a fleet in one exposition)', () => {
   it('keep repository free for them: not a label of the module, reserved from METRICS_LABELS', () => {
     assert.ok(!OWN_LABELS.has('repository'));
     assert.ok(RESERVED_METRIC_LABELS.has('repository'));
+  });
+});
+
+describe('viewer_recovery_coverage_start_timestamp_seconds', () => {
+  const START = 'viewer_recovery_coverage_start_timestamp_seconds';
+  const path0 = demo.recovery_paths[0];
+  const backup0 = demo.backups[0];
+  assert.ok(path0 !== undefined && backup0 !== undefined);
+  const path = (backup_id: string, target_timeline: number, stop: RecoveryPathItem['stop'], lower_bound_at: string | null): RecoveryPathItem => ({ ...path0, backup_id, target_timeline, stop, lower_bound_at });
+  const backup = (backup_id: string, state: (typeof STATES)[number], end_at: string) => ({ ...backup0, backup_id, status: 'DONE', state, end_at }) as BackupItem;
+  const starts = (all: readonly Sample[]) => all.filter((x) => x.name === START).map((x) => [x.labels['timeline'], x.value]);
+
+  it('is the end of the earliest usable backup whose path reaches the newest timeline\'s frontier, on the demo', async () => {
+    // Derived here from the backups' own end times, not from the paths' lower bounds.
+    const newest = Math.max(...demo.recovery_paths.map((p) => p.target_timeline));
+    const usable = new Set(demo.backups.filter((b) => b.state === 'healthy' || b.state === 'warning').map((b) => b.backup_id));
+    const reaching = demo.recovery_paths.filter((p) => p.target_timeline === newest && p.stop === 'frontier' && usable.has(p.backup_id)).map((p) => p.backup_id);
+    const ends = demo.backups.filter((b) => reaching.includes(b.backup_id)).map((b) => seconds(b.end_at ?? ''));
+    assert.ok(ends.length > 0, 'the demo has a usable backup reaching the frontier');
+    // The older usable backups' paths stop at gaps: the window starts at the newest backup, not the oldest.
+    assert.ok(Math.min(...demo.backups.filter((b) => usable.has(b.backup_id) && b.end_at !== null).map((b) => seconds(b.end_at ?? ''))) < Math.min(...ends));
+    assert.deepEqual(starts(samples(await renderOpenMetrics([demoScope()]))), [[String(newest), Math.min(...ends)]]);
+  });
+
+  it('counts only frontier paths to the newest timeline from usable backups, with an observed consistency point', async () => {
+    const backups = [backup('a', 'healthy', '2026-11-20T01:00:00Z'), backup('b', 'warning', '2026-11-20T02:00:00Z'), backup('c', 'unhealthy', '2026-11-20T00:30:00Z'), backup('d', 'unknown', '2026-11-20T00:40:00Z'), backup('e', 'healthy', '2026-11-20T00:10:00Z'), backup('f', 'healthy', '2026-11-20T00:05:00Z')];
+    const paths = [
+      path('a', 3, 'frontier', '2026-11-20T01:00:00Z'),
+      path('b', 3, 'frontier', '2026-11-20T02:00:00Z'),
+      path('c', 3, 'frontier', '2026-11-20T00:30:00Z'), // backup not usable
+      path('d', 3, 'frontier', '2026-11-20T00:40:00Z'), // backup usability unknown
+      path('e', 3, 'gap-limited', '2026-11-20T00:10:00Z'), // stops before the frontier
+      path('e', 2, 'frontier', '2026-11-20T00:10:00Z'), // an older timeline
+      path('f', 3, 'frontier', null), // consistency not observed
+      path('x', 3, 'frontier', '2026-11-20T00:01:00Z'), // no such backup item
+    ];
+    assert.deepEqual(starts(samples(await renderOpenMetrics([demoScope({ backups, recoveryPaths: paths })]))), [['3', seconds('2026-11-20T01:00:00Z')]]);
+    const warnedOnly = paths.filter((p) => p.backup_id !== 'a');
+    assert.deepEqual(starts(samples(await renderOpenMetrics([demoScope({ backups, recoveryPaths: warnedOnly })]))), [['3', seconds('2026-11-20T02:00:00Z')]], 'a warning backup is usable');
+  });
+
+  it('is absent when unknown or when no usable backup reaches the frontier, never 0', async () => {
+    const backups = [backup('a', 'healthy', '2026-11-20T01:00:00Z')];
+    const none = async (over: Partial<MetricScope>) => names(samples(await renderOpenMetrics([demoScope(over)]))).has(START);
+    assert.equal(await none({ backups, recoveryPaths: [path('a', 1, 'frontier', '2026-11-20T01:00:00Z')] }), true, 'the control case is present');
+    assert.equal(await none({ backups: null }), false, 'backups unknown');
+    assert.equal(await none({ recoveryPaths: null }), false, 'paths unknown');
+    assert.equal(await none({ backups, recoveryPaths: [] }), false, 'no path');
+    assert.equal(await none({ backups, recoveryPaths: [path('a', 1, 'candidate-limited', '2026-11-20T01:00:00Z')] }), false, 'no frontier path');
+    assert.equal(await none({ backups, recoveryPaths: [path('a', 2, 'gap-limited', '2026-11-20T01:00:00Z'), path('a', 1, 'frontier', '2026-11-20T01:00:00Z')] }), false, 'only an older timeline reached');
+    assert.equal(await none({ snapshot: { ...demo.snapshot, evidence_generation: 0 } }), false, 'generation 0');
   });
 });
 

@@ -25,6 +25,17 @@
  *   (prom-client prints in insertion order). The scope-label names are ordered by the earliest
  *   position any scope gives them, then by byte order, so the scopes' order does not matter;
  * - the text is prom-client's, from a registry of its own per render: nothing is formatted here.
+ *
+ * Coverage start (`viewer_recovery_coverage_start_timestamp_seconds{timeline}`): the oldest point
+ * a usable backup's observed recovery path reaches on the newest timeline. The newest timeline is
+ * the highest `target_timeline` of the recovery paths (every completed backup has a path to every
+ * timeline after its own). Among the paths to it that stop at the `frontier` (the end of its
+ * observed WAL) and start from a backup item whose state is healthy or warning (structurally
+ * usable), the series is the earliest `lower_bound_at`: that backup's end, its consistency point,
+ * as the path gives it (null, and left out, when its consistency is not observed). Absent when
+ * the backups or the paths are unknown, or when no such path exists (no usable backup reaches the
+ * newest WAL: ViewerNoCoverageToNewestWal's case): unknown, never 0. With the newest WAL receipt it
+ * bounds the recovery window viewer observed; it says nothing about a restore succeeding.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
@@ -166,6 +177,23 @@ const countBy = <T, K extends string>(items: readonly T[], keys: readonly K[], k
 function newestTimelinePaths(paths: readonly RecoveryPathItem[]): readonly RecoveryPathItem[] {
   const newest = paths.reduce((n, p) => Math.max(n, p.target_timeline), 0);
   return paths.filter((p) => p.target_timeline === newest);
+}
+
+/**
+ * The start of observed recovery coverage on the newest target timeline (module header): among the
+ * recovery paths to the newest target timeline that stop at its `frontier`, those whose backup
+ * item is structurally usable (state healthy or warning), the earliest `lower_bound_at` (the
+ * backup's end, where it is consistent; null when its consistency is not observed). Null when the
+ * backups or the paths are unknown or no path qualifies.
+ */
+function coverageStart(backups: readonly BackupItem[] | null, paths: readonly RecoveryPathItem[] | null): { readonly timeline: number; readonly at: number } | null {
+  if (backups === null || paths === null) return null;
+  const usable = new Set(backups.filter((b) => b.state === 'healthy' || b.state === 'warning').map((b) => b.backup_id));
+  const starts = newestTimelinePaths(paths).flatMap((p) => {
+    const at = p.stop === 'frontier' && usable.has(p.backup_id) ? unixSeconds(p.lower_bound_at) : null;
+    return at === null ? [] : [{ timeline: p.target_timeline, at }];
+  });
+  return starts.reduce<{ readonly timeline: number; readonly at: number } | null>((a, b) => (a === null || b.at < a.at ? b : a), null);
 }
 
 /** The producer version as a label value: the wire's bounded pattern, anything else `unknown`. */
@@ -346,6 +374,16 @@ const FAMILIES: readonly Family[] = [
         const at = unixSeconds(p.frontier_receipt_at);
         return at === null ? [] : [[[p.backup_id, String(p.target_timeline)], at] as const];
       }),
+  },
+  {
+    // The start of the recovery window a restore of today could use (module header, "Coverage start").
+    name: 'viewer_recovery_coverage_start_timestamp_seconds',
+    help: 'The start of observed recovery coverage on the newest target timeline: the earliest consistency point (lower_bound_at, the backup\'s end) of a structurally usable backup whose path reaches that timeline\'s frontier (Unix seconds); absent when no such path is known.',
+    labels: ['timeline'],
+    samples: ({ backups, recoveryPaths }) => {
+      const start = coverageStart(backups, recoveryPaths);
+      return start === null ? [] : [[[String(start.timeline)], start.at] as const];
+    },
   },
   {
     name: 'viewer_recovery_path_state',
