@@ -16,7 +16,6 @@
  * `time()` is two hours after the scan, as a Prometheus holding the series would see it.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,37 +24,12 @@ import { currentRepositories } from '../support/current-repositories.ts';
 import { pgbackrestRepository } from '../support/pgbackrest-repositories.ts';
 import { realRepositories } from '../support/real-repositories.ts';
 import { runViewer } from '../support/run-viewer.ts';
+import { firingTest, heldSeries, parseSamples as parse, PROMTOOL_SKIP as SKIP, promtoolTest, RULES, sampleValue as one, type Sample } from './promtool-harness.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const RULES = join(ROOT, 'deploy', 'monitoring', 'viewer-alerts.yaml');
 const HOLD_MINUTES = 120;
 /** The rules' thresholds these expectations depend on (read from the rules file, checked below). */
 const DEFAULT_LAG_SECONDS = 3600;
 const NEWEST_BACKUP_SECONDS = 26 * 3600;
-
-const probe = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
-const SKIP = (probe.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? 'promtool is not installed (Debian package prometheus; CI installs it)' : false;
-
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-function parse(text: string): Sample[] {
-  return text
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((line) => {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      assert.ok(m?.[1] !== undefined && m[3] !== undefined, `not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1] ?? '', l[2] ?? '']));
-      return { name: m[1], labels, value: Number(m[3]) };
-    });
-}
-
-const one = (all: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined =>
-  all.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
 /** What a repository's known damage deserves (test/support/README.md). */
 interface Damage {
@@ -92,38 +66,12 @@ function expectedAlerts(t: Target, all: readonly Sample[]): string[] {
   return alerts.sort();
 }
 
-function seriesText(s: Sample): string {
-  const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`);
-  return `${s.name}{${labels.join(', ')}}`;
-}
-
 /** A `promtool test rules` file: the scan's samples held for 2h, and the alerts firing at 2h asserted by name. */
 function ruleTest(t: Target, all: readonly Sample[], expected: readonly string[]): unknown {
   const store = one(all, 'viewer_store_time_at_scan_timestamp_seconds');
   assert.ok(store !== undefined, `${t.name}: the scan published no store time`);
-  const input = all.map((s) => {
-    const v = s.name.endsWith('_timestamp_seconds') ? s.value - store : s.value;
-    return { series: seriesText(s), values: `${String(v)}+0x${HOLD_MINUTES}` };
-  });
   const server = all[0]?.labels['server'] ?? '';
-  return {
-    rule_files: [RULES],
-    evaluation_interval: '1m',
-    tests: [
-      {
-        name: `${t.name}: ${t.why}`,
-        interval: '1m',
-        input_series: input,
-        promql_expr_test: [
-          {
-            expr: 'count by (alertname, server) (ALERTS{alertstate="firing"})',
-            eval_time: `${HOLD_MINUTES}m`,
-            exp_samples: expected.map((a) => ({ labels: `{alertname="${a}", server="${server}"}`, value: 1 })),
-          },
-        ],
-      },
-    ],
-  };
+  return firingTest(`${t.name}: ${t.why}`, heldSeries(all, HOLD_MINUTES, store), HOLD_MINUTES, ['server'], expected.map((alertname) => ({ alertname, server })));
 }
 
 describe('the alert rules on real scans, held for 2h', { skip: SKIP }, () => {
@@ -179,10 +127,8 @@ describe('the alert rules on real scans, held for 2h', { skip: SKIP }, () => {
       assert.equal(one(all, 'viewer_expected_max_archive_lag_seconds'), undefined, 'no expectation configured: the default lag rule judges');
       const expected = expectedAlerts(t, all);
       if (t.damage.lostWal || t.damage.brokenBackup || t.damage.encrypted) assert.ok(expected.length > 0, t.name);
-      const file = join(dir, `${t.name.replaceAll(/\W+/g, '-')}.json`);
-      writeFileSync(file, JSON.stringify(ruleTest(t, all, expected), null, 1));
-      const out = spawnSync('promtool', ['test', 'rules', file], { encoding: 'utf8' });
-      if (out.status !== 0) failures.push(`${t.name} (${t.why}), expected [${expected.join(', ')}]:\n${out.stdout}${out.stderr}`);
+      const out = promtoolTest(dir, `${t.name.replaceAll(/\W+/g, '-')}.json`, ruleTest(t, all, expected));
+      if (!out.ok) failures.push(`${t.name} (${t.why}), expected [${expected.join(', ')}]:\n${out.output}`);
     }
     assert.deepEqual(failures, []);
   });
