@@ -401,7 +401,8 @@ describe('valid configurations', () => {
     assert.deepEqual(violations.map((v) => v.variable), [...REPOSITORY_VARIABLES]);
     for (const v of violations) assert.equal(v.rule, 'must not be set with FLEET_FILE: it belongs in the fleet file, in each repository entry');
     // Without FLEET_FILE the same variables are read as ever.
-    assert.equal(accepted(STANDALONE).fleetFile === null, true);
+    const one = accepted(STANDALONE);
+    assert.equal(one.mode === 'standalone' && one.fleetFile, null);
   });
 
   it('FLEET_CONCURRENCY and METRICS_ADDR: defaults and bounds', () => {
