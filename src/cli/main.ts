@@ -6,6 +6,7 @@
 import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
 import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
+import type { FleetRepository } from './config/fleet-file.ts';
 import { describeConfig } from './config/describe.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import type { FailOnLevel, ScanOptions, ScanOutput } from './commands/scan.ts';
@@ -84,6 +85,17 @@ function loadConfig(): Config | null {
   return result.config;
 }
 
+/** FLEET_FILE's repositories, or false after printing why the file is refused (each entry and field named, never a value). */
+async function loadFleetFile(file: string): Promise<readonly FleetRepository[] | false> {
+  const { loadFleet } = await import('./config/fleet-file.ts');
+  const result = await loadFleet(file, process.env);
+  if (!result.ok) {
+    for (const v of result.violations) process.stderr.write(`viewer: configuration refused: ${v.variable}: ${v.rule}\n`);
+    return false;
+  }
+  return result.repositories;
+}
+
 /** The console reads its own variables (docs/consumer.md), none of the scanner's. */
 async function runConsoleCommand(): Promise<ExitCode> {
   // Loaded only for this command: it brings the consumer library, which no other command needs.
@@ -120,6 +132,9 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   if (command === 'console') return runConsoleCommand();
   const config = loadConfig();
   if (config === null) return EXIT.config;
+  // FLEET_FILE is configuration too: read and judged before anything starts, check-config included.
+  const fleet = config.mode === 'standalone' && config.fleetFile !== null && command !== 'scan' ? await loadFleetFile(config.fleetFile) : null;
+  if (fleet === false) return EXIT.config;
   if (command === 'check-config') {
     process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
     return EXIT.ok;
@@ -128,7 +143,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
   if (command === 'scan') return (await commands.scan())(config, stop.signal, scan ?? undefined);
-  const code = config.mode === 'sidecar' ? await (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : await (await commands.standalone())(config, stop.signal);
+  const code = config.mode === 'sidecar' ? await (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : await (await commands.standalone())(config, stop.signal, fleet === null ? {} : { fleet });
   // The server has shut down. A store request its SDK cannot cancel (Cloud Storage's takes no
   // signal) would keep the process alive until the SDK's own timeouts, past the grace period: once
   // the last log lines have had a moment to drain, the process ends whatever is still open.

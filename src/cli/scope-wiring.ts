@@ -13,7 +13,7 @@ import { scanScope } from '../evidence/scope-scan.ts';
 import { destinationFingerprint } from '../publication/fingerprint.ts';
 import { MemoryKeeper, readMemoryFile, type MemoryFileRead } from '../publication/memory-file.ts';
 import { Publisher, type Publication } from '../publication/publisher.ts';
-import { Refresher, type ScanFunction } from '../publication/refresher.ts';
+import { Refresher, type RefresherOptions, type ScanFunction } from '../publication/refresher.ts';
 import type { Destination } from '../store/destination.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import type { Config } from './config/config.ts';
@@ -63,11 +63,15 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
   return { publisher, root, roots, scan };
 }
 
-/** The Refresher of a wired scope: `scan` (the wiring's, or one that amends its evidence) on the configured interval, budgets and deadline. */
-export function scopeRefresher(config: Config, wiring: ScopeWiring, scan: ScanFunction, onPublish: (p: Publication) => void): Refresher {
+/**
+ * The Refresher of a wired scope: `scan` (the wiring's, or one that amends its evidence) on the
+ * configured interval, budgets and deadline, each attempt after its `turn` when one is given.
+ */
+export function scopeRefresher(config: Config, wiring: ScopeWiring, scan: ScanFunction, onPublish: (p: Publication) => void, turn?: RefresherOptions['turn']): Refresher {
   return new Refresher({
     publisher: wiring.publisher,
     scan,
+    ...(turn === undefined ? {} : { turn }),
     budget: scanBudget(config),
     intervalMs: config.refreshIntervalSeconds * 1000,
     scanTimeoutMs: config.scan.timeoutSeconds * 1000,

@@ -1,5 +1,6 @@
 /**
- * Binding a TCP surface (the standalone pages, the reference console) to `LISTEN_ADDR`: one way to
+ * Binding a TCP surface (the standalone pages, the reference console, standalone's metrics on
+ * `METRICS_ADDR`) to its address variable: one way to
  * listen, to refuse, and to name the address. A host that does not resolve, an address not on this
  * machine, a port in use or forbidden is a refused start named by the variable and the system's
  * code (`EADDRINUSE`), never a stack trace.
@@ -9,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 export type Listened = { readonly ok: true; readonly url: string } | { readonly ok: false };
 
-export async function listenOnTcp(server: Server, listen: { readonly host: string | null; readonly port: number }): Promise<Listened> {
+export async function listenOnTcp(server: Server, listen: { readonly host: string | null; readonly port: number }, variable = 'LISTEN_ADDR'): Promise<Listened> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -17,7 +18,7 @@ export async function listenOnTcp(server: Server, listen: { readonly host: strin
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    process.stderr.write(`viewer: LISTEN_ADDR cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
+    process.stderr.write(`viewer: ${variable} cannot be bound (${/^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error'})\n`);
     return { ok: false };
   }
   const address = server.address() as AddressInfo;

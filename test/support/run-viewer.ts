@@ -34,6 +34,10 @@ export interface RunningViewer {
   readonly base: string;
   /** Everything written to stdout so far (the JSON log lines). */
   readonly logs: () => string;
+  /** The `/metrics` URL of METRICS_ADDR's listener, when it printed one. */
+  readonly metrics: string | null;
+  /** Everything written to stderr so far. */
+  readonly stderr: () => string;
 }
 
 /** Starts the executable in standalone mode and resolves once it printed its URL. */
@@ -45,8 +49,9 @@ export function startStandalone(env: Record<string, string>): Promise<RunningVie
     let err = '';
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
-      const m = /standalone UI on (http:\/\/[^ \n]+)/.exec(err);
-      if (m?.[1] !== undefined) resolve({ child, base: m[1].replace('localhost', '127.0.0.1'), logs: () => out });
+      const m = /standalone UI on (http:\/\/[^ \n]+)[^\n]*\n/.exec(err);
+      const metrics = m === null ? null : (/; metrics on (http:\/\/[^ \n]+)/.exec(m[0])?.[1] ?? null);
+      if (m?.[1] !== undefined) resolve({ child, base: m[1].replace('localhost', '127.0.0.1'), logs: () => out, metrics: metrics?.replace('localhost', '127.0.0.1') ?? null, stderr: () => err });
     });
     child.once('exit', () => reject(new Error(err)));
   });

@@ -25,6 +25,7 @@ import type { Config, MetricsLabel } from '../config/config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { loadPreviousScan, type Continuation, type PreviousObservations } from '../previous-scan.ts';
 import { scanText, type TextFacts } from './scan-text.ts';
+import { publicationMetricScope } from '../publication-metrics.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
 
@@ -88,30 +89,11 @@ export function scanDocument(p: Publication, evidence: ScopeEvidence | null, exp
   });
 }
 
-/**
- * The publication as OpenMetrics text. Before a complete scan the collections are unknown, not
- * empty, and so are the store's clock and the archive lag.
- */
+/** The publication as OpenMetrics text (`publication-metrics.ts` says what is known before a complete scan). */
 export async function scanMetrics(p: Publication, evidence: ScopeEvidence | null, attemptSeconds: number, expectedMaxArchiveLagSeconds: number | null, labels: readonly MetricsLabel[] = []): Promise<string> {
   // Loaded only for this output: prom-client is no cost of the JSON document.
   const { renderOpenMetrics } = await import('../../metrics/openmetrics.ts');
-  const known = p.generation > 0;
-  return renderOpenMetrics([
-    {
-      snapshot: p.snapshot,
-      backups: known ? p.backups : null,
-      walRanges: known ? p.walRanges : null,
-      walGaps: known ? p.walGaps : null,
-      recoveryPaths: known ? p.recoveryPaths : null,
-      observations: {
-        storeTimeAtScan: known && evidence?.storeTimeAtScan != null ? new Date(evidence.storeTimeAtScan) : null,
-        archiveLagSeconds: known && evidence !== null ? archiveLagSeconds(evidence) : null,
-        expectedMaxArchiveLagSeconds,
-        scanDurationSeconds: attemptSeconds,
-        ...(known && evidence !== null ? { gapClasses: evidence.gapClasses } : {}),
-      },
-    },
-  ], { labels });
+  return renderOpenMetrics([publicationMetricScope(p, evidence, { expectedMaxArchiveLagSeconds, attemptSeconds })], { labels });
 }
 
 export interface ScanOptions {

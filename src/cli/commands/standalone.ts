@@ -1,160 +1,158 @@
 /**
- * Standalone mode: one refresher per server scope (the configured list, or the servers discovered
- * under the destination), a prefix-scoped reachability check for `/readyz`, and the web UI on
- * LISTEN_ADDR until SIGTERM or SIGINT (graceful shutdown within 15 s). The server listens before
- * discovery starts and discovery never holds it back (D-77): `/healthz` answers as soon as the
- * process listens, and the pages say discovery is in progress until its first run ends. Without a
- * destination it serves the embedded demo repository, scanned by the same scanner from memory.
- * With `STATE_DIR` (checked before anything starts), each scope's memory is read from there before
- * its first scan and written after every complete generation (D-81).
+ * Standalone mode: the web UI on LISTEN_ADDR over one repository (DESTINATION_PATH, or the embedded
+ * demo without one, scanned by the same scanner from memory) or a fleet of them (FLEET_FILE: one
+ * `RepositoryWatch` per entry, each with its own driver, scopes, publications and memory, their
+ * scans sharing FLEET_CONCURRENCY turns, one lane per repository, D-100), and optionally every
+ * scope's metrics on METRICS_ADDR (`/metrics` only). Runs until SIGTERM or SIGINT (graceful
+ * shutdown within 15 s). The server listens before discovery starts and discovery never holds it
+ * back (D-77). With `STATE_DIR` (checked before anything starts), each scope's memory is read from
+ * there before its first scan and written after every complete generation (D-81).
  */
+import type { Server } from 'node:http';
+import { Turns } from '../../common/concurrency.ts';
 import { categoryOf } from '../../common/errors.ts';
-import { createLogger } from '../../common/log.ts';
-import { discoverScopes } from '../../evidence/discovery.ts';
-import { BudgetMeter } from '../../evidence/listing.ts';
+import { createLogger, type Logger } from '../../common/log.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { checkStateDir } from '../../publication/memory-file.ts';
-import { Reachability } from '../../publication/reachability.ts';
-import type { Refresher } from '../../publication/refresher.ts';
-import { confine } from '../../store/confined.ts';
 import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';
-import type { DestinationFacts, ScopeView } from '../../surface/ui/pages.ts';
-import { scopeView } from '../../surface/ui/scope-view.ts';
-import { createStandaloneServer, SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
+import { createMetricsServer } from '../../surface/metrics/server.ts';
+import { createStandaloneServer, SERVER_TIMEOUTS, type RepositoryPages } from '../../surface/ui/server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
+import type { FleetRepository } from '../config/fleet-file.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { listenOnTcp } from '../tcp-listen.ts';
-import { formatNamed } from '../formats.ts';
-import { scopeMemory, scopeRefresher, wireScope, type ScopeMemory } from '../scope-wiring.ts';
+import { RepositoryWatch } from '../repository-watch.ts';
 import { createDriver } from '../store-factory.ts';
+import { listenOnTcp } from '../tcp-listen.ts';
 
-/** How long one discovery of the destination may list before it fails as `timeout`. */
-const DISCOVERY_TIMEOUT_MS = 30_000;
+const refuse = (why: string): ExitCode => {
+  process.stderr.write(`viewer: standalone refused to start: ${why}\n`);
+  return EXIT.config;
+};
 
-export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, onListening?: (url: string) => void): Promise<ExitCode> {
-  const log = createLogger(config.logLevel);
+interface Watched {
+  readonly watch: RepositoryWatch;
+  readonly driver: StoreDriver;
+  readonly pages: RepositoryPages;
+}
+
+function pagesOf(watch: RepositoryWatch, config: StandaloneConfig): RepositoryPages {
+  return {
+    name: watch.name,
+    scopes: () => watch.views(),
+    destination: () => watch.destination(),
+    retentionPolicy: config.retention.policyText,
+    minimumRedundancy: config.retention.minimumRedundancy,
+    maxArchiveLagSeconds: config.retention.maxArchiveLagSeconds,
+  };
+}
+
+/** The one repository of DESTINATION_PATH, or the embedded demo. */
+async function single(config: StandaloneConfig, log: Logger): Promise<Watched[] | string> {
   const demo = config.destination === null;
   const destination: Destination = config.destination ?? { provider: 'store-a', bucket: DEMO_BUCKET, account: null, emulatorOrigin: null, prefix: DEMO_PREFIX };
-  if (config.stateDir !== null) {
-    try {
-      await checkStateDir(config.stateDir);
-    } catch (error) {
-      process.stderr.write(`viewer: standalone refused to start: ${error instanceof Error ? error.message : 'state directory: refused'}\n`);
-      return EXIT.config;
-    }
-  }
   let driver: StoreDriver;
   try {
     driver = demo ? demoRepository() : await createDriver(config);
   } catch (error) {
-    process.stderr.write(`viewer: standalone refused to start: store: ${categoryOf(error)}\n`);
-    return EXIT.config;
+    return `store: ${categoryOf(error)}`;
   }
-  const views = new Map<string, ScopeView>();
-  const refreshers: Refresher[] = [];
-  const memories: ScopeMemory[] = [];
-  // Discovery mode only: what lies under the destination beside the scopes (unknown until counted).
-  const discovering = !demo && config.serverNames === null;
-  let destinationFacts: DestinationFacts = { unscopedObjects: null, foreignFormat: null, discoveryFailure: null, discoveryPending: discovering };
-  // Aborted on the way out: a discovery still listing ends, and no scope starts after it.
-  const halt = new AbortController();
+  const watch = new RepositoryWatch({ config, destination, endpointUrl: demo ? null : config.endpointUrl, driver, log, name: null, turns: null, metricLabels: [], serverNames: demo ? [DEMO_SERVER] : config.serverNames });
+  return [{ watch, driver, pages: pagesOf(watch, config) }];
+}
 
-  const addScope = (server: string) => {
-    if (halt.signal.aborted) return;
-    const scope = wireScope(config, { server, destination, endpointUrl: demo ? null : config.endpointUrl });
-    const publisher = scope.publisher;
-    const scan = scope.scan(confine(driver, scope.roots));
-    views.set(server, scopeView(server, publisher.current, null));
-    const memory = scopeMemory(config.stateDir, scope, log, { server });
-    memories.push(memory);
-    const refresher = scopeRefresher(
-      config,
-      scope,
-      async (signal, next, meter) => {
-        const evidence = await scan(signal, next, meter);
-        return discovering ? { ...evidence, unscopedObjects: destinationFacts.unscopedObjects } : evidence;
-      },
-      (p) => {
-        // The scan behind the published generation: a failed or truncated attempt is never shown.
-        views.set(server, scopeView(server, p, publisher.evidence));
-        memory.published(p);
-        // Server names are configuration, not secrets: an operator reading the log needs to know whose publication this is.
-        log.info({ server, revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, state: p.snapshot.state }, 'published');
-      },
-    );
-    refreshers.push(refresher);
-    // The first scan continues what the state directory remembers (a stopped refresher never starts).
-    void memory.restore().then(() => refresher.start());
-  };
-
-  const destinationRoot = destination.prefix === '' ? '' : `${destination.prefix}/`;
-  let discovery: NodeJS.Timeout | null = null;
-  const discover = async () => {
+/** One watch per fleet-file entry (the file already read and validated by the command line). */
+async function fleet(config: StandaloneConfig, repositories: readonly FleetRepository[], log: Logger): Promise<Watched[] | string> {
+  const turns = new Turns(config.fleetConcurrency);
+  const out: Watched[] = [];
+  for (const r of repositories) {
+    let driver: StoreDriver;
     try {
-      const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(DISCOVERY_TIMEOUT_MS)]);
-      const found = await discoverScopes(formatNamed(config.format), driver, destination.prefix, signal, new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
-      if (halt.signal.aborted) return;
-      destinationFacts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat, discoveryFailure: null, discoveryPending: false };
-      if (found.foreignFormat !== null) log.warn({ failure_category: 'incompatible_format' }, 'the destination holds another repository format');
-      for (const n of found.servers) if (!views.has(n)) addScope(n);
+      driver = await createDriver(r.config);
     } catch (error) {
-      if (halt.signal.aborted) return;
-      // A count that can no longer be confirmed is unknown, never the last number seen; the page
-      // states the failure and its category (a wrong bucket, denied, the store down), never "0 server scopes".
-      const category = categoryOf(error);
-      destinationFacts = { ...destinationFacts, unscopedObjects: null, discoveryFailure: category, discoveryPending: false };
-      log.warn({ failure_category: category }, 'discovery failed');
+      for (const w of out) w.driver.close();
+      return `FLEET_FILE: repository ${r.name}: store: ${categoryOf(error)}`;
     }
-    if (!stop.aborted && !halt.signal.aborted) {
-      discovery = setTimeout(() => void discover(), config.refreshIntervalSeconds * 1000);
-      discovery.unref();
-    }
-  };
-  if (demo) addScope(DEMO_SERVER);
-  else if (config.serverNames !== null) config.serverNames.forEach(addScope);
+    const watch = new RepositoryWatch({
+      config: r.config,
+      destination: r.config.destination,
+      endpointUrl: r.config.endpointUrl,
+      driver,
+      log,
+      name: r.name,
+      turns,
+      metricLabels: [['repository', r.name], ...r.labels],
+      serverNames: r.config.serverNames,
+    });
+    out.push({ watch, driver, pages: pagesOf(watch, r.config) });
+  }
+  return out;
+}
 
-  const reachability = new Reachability({ driver, root: destinationRoot, windowMs: config.readinessWindowSeconds * 1000 });
-  reachability.start();
+export interface StandaloneOptions {
+  /** FLEET_FILE's repositories, read and validated by the command line; absent outside a fleet. */
+  readonly fleet?: readonly FleetRepository[];
+  readonly onListening?: (url: string, metricsUrl: string | null) => void;
+}
+
+export async function runStandalone(config: StandaloneConfig, stop: AbortSignal, options: StandaloneOptions = {}): Promise<ExitCode> {
+  const log = createLogger(config.logLevel);
+  if (config.stateDir !== null) {
+    try {
+      await checkStateDir(config.stateDir);
+    } catch (error) {
+      return refuse(error instanceof Error ? error.message : 'state directory: refused');
+    }
+  }
+  const built = options.fleet === undefined ? await single(config, log) : await fleet(config, options.fleet, log);
+  if (typeof built === 'string') return refuse(built);
+  const demo = options.fleet === undefined && config.destination === null;
 
   const server = createStandaloneServer({
-    scopes: () => [...views.values()].sort((a, b) => (a.server < b.server ? -1 : 1)),
-    ...(discovering ? { destination: () => destinationFacts } : {}),
-    ready: () => reachability.ready(),
+    repositories: built.map((w) => w.pages),
+    // A fleet is ready while any of its repositories is reachable: one store down must not take
+    // the pages of every other out of service (D-101).
+    ready: () => built.some((w) => w.watch.ready()),
     trustedUserHeader: config.trustedUserHeader,
-    retentionPolicy: config.retention.policyText,
-    minimumRedundancy: config.retention.minimumRedundancy,
-    maxArchiveLagSeconds: config.retention.maxArchiveLagSeconds,
     walPageSize: config.walPageSize,
     demo,
     logger: log,
   });
-  // Background work first on every way out: no scan may outlive the server or use a closed driver.
-  const stopScanning = async () => {
-    halt.abort();
-    if (discovery !== null) clearTimeout(discovery);
-    reachability.stop();
-    await Promise.all(refreshers.map((r) => r.stop()));
-    await Promise.all(memories.map((m) => m.flush()));
+  const metrics: Server | null =
+    config.metricsListen === null
+      ? null
+      : createMetricsServer({
+          metrics: async () => {
+            const { renderOpenMetrics } = await import('../../metrics/openmetrics.ts');
+            return renderOpenMetrics(built.flatMap((w) => w.watch.metricScopes()), { labels: config.metricsLabels });
+          },
+          logger: log,
+        });
+  const close = async () => {
+    await Promise.all(built.map((w) => w.watch.stop()));
+    for (const w of built) w.driver.close();
   };
   const listened = await listenOnTcp(server, config.listen);
-  if (!listened.ok) {
-    await stopScanning();
-    driver.close();
+  const metricsListened = metrics === null || !listened.ok ? null : await listenOnTcp(metrics, config.metricsListen ?? { host: null, port: 0 }, 'METRICS_ADDR');
+  if (!listened.ok || metricsListened?.ok === false) {
+    if (listened.ok) await closeGracefully(server, SERVER_TIMEOUTS.shutdownMs);
+    await close();
     return EXIT.config;
   }
   const url = listened.url;
-  process.stderr.write(`viewer: standalone UI on ${url}${demo ? ' (embedded demo repository)' : ''}\n`);
-  onListening?.(url);
-  // Discovery runs behind the listening server (D-77): /healthz answers at once, /readyz follows
-  // the reachability check, and the pages say discovery is in progress until it ends (a hanging
-  // store holds it for up to 30 s).
-  if (discovering && !stop.aborted) void discover();
+  const metricsUrl = metricsListened?.ok === true ? `${metricsListened.url}metrics` : null;
+  const what = demo ? ' (embedded demo repository)' : options.fleet === undefined ? '' : ` (fleet of ${built.length} repositor${built.length === 1 ? 'y' : 'ies'})`;
+  process.stderr.write(`viewer: standalone UI on ${url}${what}${metricsUrl === null ? '' : `; metrics on ${metricsUrl}`}\n`);
+  options.onListening?.(url, metricsUrl);
+  // Scans and discovery start behind the listening server (D-77): /healthz answers at once,
+  // /readyz follows the reachability checks, and the pages say discovery is in progress until it ends.
+  if (!stop.aborted) for (const w of built) w.watch.start();
 
   await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve(), { once: true })));
-  await stopScanning();
-  await closeGracefully(server, SERVER_TIMEOUTS.shutdownMs);
-  driver.close();
+  // Background work first: no scan may outlive the servers or use a closed driver.
+  await Promise.all(built.map((w) => w.watch.stop()));
+  await Promise.all([closeGracefully(server, SERVER_TIMEOUTS.shutdownMs), metrics === null ? Promise.resolve() : closeGracefully(metrics, SERVER_TIMEOUTS.shutdownMs)]);
+  for (const w of built) w.driver.close();
   return EXIT.ok;
 }

@@ -276,8 +276,10 @@ describe("the operator's four questions at the top of each server", () => {
     for (const v of views) assert.match(page, new RegExp(`<section id="server-${v.server}"`));
     assert.ok(page.indexOf('class="fleet"') < page.indexOf('<section id="server-'), 'the fleet table comes first');
     // pg-00: newest WAL at minute 9, clock at minute 25: 16 min, over 15 min. pg-03 lost segment 6.
-    assert.match(fleet, /<a href="#server-pg-00"><code>pg-00<\/code><\/a><\/td><td><span class="state [a-z]+">[a-z]+<\/span><\/td>\n<td><code>20261121T100100<\/code> <span class="label" title="backup name">nightly-0<\/span> <span class="state healthy">healthy<\/span> <span class="muted">ended <time datetime="[^"]+">2026-11-21 10:03:00Z<\/time><\/span><\/td>\n<td>16 min <span class="state warning">warning<\/span> over 15 min<\/td>\n<td>none<\/td>/);
+    assert.match(fleet, /<a href="#server-pg-00"><code>pg-00<\/code><\/a><\/td><td><span class="state [a-z]+">[a-z]+<\/span> <code class="reason">[a-z-]+<\/code><\/td>\n<td><code>20261121T100100<\/code> <span class="label" title="backup name">nightly-0<\/span> <span class="state healthy">healthy<\/span> <span class="muted">ended <time datetime="[^"]+">2026-11-21 10:03:00Z<\/time><\/span><\/td>\n<td>16 min <span class="state warning">warning<\/span> over 15 min<\/td>\n<td>none<\/td>/);
     assert.match(fleet, /<a href="#server-pg-03">[\s\S]*?<td>13 min<\/td>\n<td>1 (candidate|confirmed)<\/td>/);
+    // Each state with the reason code that explains it.
+    assert.match(fleet, /<a href="#server-pg-03"><code>pg-03<\/code><\/a><\/td><td><span class="state (warning|unhealthy)">\1<\/span> <code class="reason">wal-gap-(candidate|confirmed)<\/code>/);
     const single = inventoryPage(ctx([views[0] ?? assert.fail()]));
     assert.doesNotMatch(single, /class="fleet"/);
   });

@@ -91,7 +91,15 @@ export interface PageContext {
   /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds; null when not configured (the lag is shown, never judged). */
   readonly maxArchiveLagSeconds: number | null;
   readonly demo: boolean;
+  /**
+   * In a fleet (FLEET_FILE): the repository these pages show, null on the fleet page itself; every
+   * link of a repository's pages carries it. Absent outside a fleet.
+   */
+  readonly repository?: string | null;
 }
+
+/** The query that names the fleet repository a page shows (empty outside a fleet). */
+export const repositoryQuery = (ctx: PageContext): string => (ctx.repository == null ? '' : `repository=${encodeURIComponent(ctx.repository)}`);
 
 export const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
@@ -116,7 +124,7 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 .label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px;white-space:nowrap}
 td code,td time{white-space:nowrap}th.reason{min-width:14em}
 p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
-.fleet td{white-space:nowrap}
+.fleet td{white-space:nowrap}.scroll{overflow-x:auto}
 .chain .dep{display:block}td code.id{white-space:normal}.broken{color:#8b0000}
 `;
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
@@ -133,11 +141,18 @@ const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.s
 const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
 const count = (n: number | null) => (n === null ? html`<span class="muted">unknown</span>` : html`${n.toLocaleString('en-US')}`);
 
+/** Outside a fleet the two pages; in one the fleet, and the repository's two pages once one is chosen. */
+function nav(ctx: PageContext): Raw {
+  if (ctx.repository === undefined) return html`<a href="/">Inventory</a> · <a href="/wals">WAL browser</a>`;
+  const q = repositoryQuery(ctx);
+  return html`<a href="/">Fleet</a>${ctx.repository === null ? '' : html` · <a href="/?${q}">Inventory of <code>${ctx.repository}</code></a> · <a href="/wals?${q}">WAL browser</a>`}`;
+}
+
 export function layout(title: string, ctx: PageContext, body: Raw): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · viewer</title><style>${raw(STYLE)}</style></head>
-<body><header><h1>viewer</h1><nav><a href="/">Inventory</a> · <a href="/wals">WAL browser</a></nav>
+<body><header><h1>viewer</h1><nav>${nav(ctx)}</nav>
 <span>${ctx.demo ? 'embedded demo repository' : ''}</span>
 <span class="muted">${ctx.identity === null ? '' : html`signed in as ${ctx.identity}`}</span></header>
 <main>${ctx.destination?.discoveryPending === true ? html`<p class="notice" role="status"><strong>Discovery in progress:</strong> the destination is being listed to find its server scopes (for at most 30 s); they appear on these pages once it ends.</p>` : ''}${body}</main></body></html>
@@ -460,28 +475,38 @@ ${d.foreignFormat === null ? '' : html`<p class="notice">The destination looks l
 <p>Objects under the destination that belong to no server scope: ${count(d.unscopedObjects)}.</p>`;
 }
 
-/** One row per server, linking to its section: with many servers, the page is read from here. */
-function fleet(ctx: PageContext): Raw {
-  if (ctx.scopes.length < 2) return html``;
-  const max = ctx.maxArchiveLagSeconds;
-  const rows = ctx.scopes.map((v) => {
-    const p = v.publication;
-    const retained = retainedOf(v);
-    const newest = [...p.backups].filter((b) => backupTime(b) !== null).sort((a, b) => (backupTime(b) ?? 0) - (backupTime(a) ?? 0) || (a.backup_id < b.backup_id ? 1 : -1))[0];
-    const lag = v.clock?.archiveLagSeconds ?? null;
-    const open = p.walGaps.filter((g) => !isRetentionGap(v, g));
-    const confirmed = open.filter((g) => g.status === 'confirmed').length;
-    const candidate = open.length - confirmed;
-    const expected = p.walGaps.length - open.length;
-    const gaps = open.length === 0 ? html`none` : html`${confirmed > 0 ? `${confirmed} confirmed` : ''}${confirmed > 0 && candidate > 0 ? ', ' : ''}${candidate > 0 ? `${candidate} candidate` : ''}`;
-    return html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td><td>${state(p.snapshot.state)}</td>
+/**
+ * One server at a glance, the cells after its name: state with its reason code, newest backup,
+ * archive lag against the expectation, WAL gaps, coverage. The fleet table of one repository and
+ * the fleet page's table of every repository share them.
+ */
+export function serverSummaryCells(v: ScopeView, maxArchiveLagSeconds: number | null): Raw {
+  const max = maxArchiveLagSeconds;
+  const p = v.publication;
+  const retained = retainedOf(v);
+  const newest = [...p.backups].filter((b) => backupTime(b) !== null).sort((a, b) => (backupTime(b) ?? 0) - (backupTime(a) ?? 0) || (a.backup_id < b.backup_id ? 1 : -1))[0];
+  const lag = v.clock?.archiveLagSeconds ?? null;
+  const open = p.walGaps.filter((g) => !isRetentionGap(v, g));
+  const confirmed = open.filter((g) => g.status === 'confirmed').length;
+  const candidate = open.length - confirmed;
+  const expected = p.walGaps.length - open.length;
+  const gaps = open.length === 0 ? html`none` : html`${confirmed > 0 ? `${confirmed} confirmed` : ''}${confirmed > 0 && candidate > 0 ? ', ' : ''}${candidate > 0 ? `${candidate} candidate` : ''}`;
+  return html`<td>${state(p.snapshot.state)} <code class="reason">${p.snapshot.reason.code}</code></td>
 <td>${p.snapshot.evidence_generation === 0 ? html`<span class="muted">unknown</span>` : newest === undefined ? html`<span class="muted">none</span>` : html`${backupRef(v, newest.backup_id)} ${itemState(newest.state, retained)} <span class="muted">ended ${when(newest.end_at)}</span>`}</td>
 <td>${lag === null ? html`<span class="muted">unknown</span>` : html`${durationText(lag)}${max !== null && lag > max ? html` ${itemState('warning', retained)} over ${durationText(max)}` : ''}`}</td>
 <td>${p.snapshot.evidence_generation === 0 ? html`<span class="muted">unknown</span>` : gaps}${expected > 0 ? html` <span class="muted">(${expected} from retention, expected)</span>` : ''}</td>
-<td>${state(detailsView(p.snapshot.details).coverage.state)}</td></tr>`;
-  });
+<td>${state(detailsView(p.snapshot.details).coverage.state)}</td>`;
+}
+
+/** The header cells of `serverSummaryCells`. */
+export const SERVER_SUMMARY_HEADINGS = html`<th>state, reason</th><th>newest backup</th><th>archive lag</th><th>WAL gaps</th><th>coverage</th>`;
+
+/** One row per server, linking to its section: with many servers, the page is read from here. */
+function fleet(ctx: PageContext): Raw {
+  if (ctx.scopes.length < 2) return html``;
+  const rows = ctx.scopes.map((v) => html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td>${serverSummaryCells(v, ctx.maxArchiveLagSeconds)}</tr>`);
   return html`<section aria-labelledby="fleet"><h2 id="fleet">Servers (${ctx.scopes.length})</h2>
-<table class="fleet"><thead><tr><th>server</th><th>state</th><th>newest backup</th><th>archive lag</th><th>WAL gaps</th><th>coverage</th></tr></thead><tbody>
+<table class="fleet"><thead><tr><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
 ${rows}
 </tbody></table></section>`;
 }
@@ -493,7 +518,7 @@ export function inventoryPage(ctx: PageContext): string {
   const scopes = n === 0 && (failed || pending)
     ? html`Server scopes: <span class="muted">unknown</span>, ${failed ? 'discovery failed' : 'discovery in progress'}.`
     : html`${n} server scope${n === 1 ? '' : 's'}${n === 0 ? '.' : html`: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.`}`;
-  const body = html`<section><h2>Repository</h2><p>${scopes}
+  const body = html`<section><h2>Repository${ctx.repository == null ? '' : html` <code>${ctx.repository}</code>`}</h2><p>${scopes}
 Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination, n)}</section>
 ${fleet(ctx)}
 ${ctx.scopes.map((v) => scopeSection(v, ctx))}`;
@@ -585,6 +610,7 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
     }, 0);
   const link = (n: number) => {
     const q = new URLSearchParams();
+    if (ctx.repository != null) q.set('repository', ctx.repository);
     if (f.server !== null) q.set('server', f.server);
     if (f.walClass !== null) q.set('class', f.walClass);
     if (f.timeline !== null) q.set('timeline', String(f.timeline));
@@ -608,7 +634,7 @@ ${shown.map((r) => html`<tr><td><code>${r.server}</code></td><td>${r.timeline}</
 }
 
 function filterForm(ctx: PageContext, f: WalFilter | null): Raw {
-  return html`<form method="get" action="/wals">
+  return html`<form method="get" action="/wals">${ctx.repository == null ? '' : html`<input type="hidden" name="repository" value="${ctx.repository}">`}
 <label>Server<select name="server"><option value="">all</option>${ctx.scopes.map((v) => html`<option${f?.server === v.server ? raw(' selected') : ''}>${v.server}</option>`)}</select></label>
 <label>Class<select name="class"><option value="">all</option>${WAL_CLASSES.map((c) => html`<option${f?.walClass === c ? raw(' selected') : ''}>${c}</option>`)}</select></label>
 <label>Timeline<input name="timeline" inputmode="numeric" size="6" value="${f?.timeline ?? ''}"></label>

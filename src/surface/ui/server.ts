@@ -15,18 +15,31 @@ import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { createAnsweringServer } from '../api/evidence-api.ts';
 import { html } from './html.ts';
+import { fleetPage } from './fleet-page.ts';
 import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type DestinationFacts, type PageContext, type ScopeView } from './pages.ts';
 
-export interface StandaloneServerOptions {
+/** One repository's pages: its scopes and what its configuration expects of them. */
+export interface RepositoryPages {
+  /** The fleet entry's name; null outside a fleet (one repository, no name). */
+  readonly name: string | null;
   readonly scopes: () => readonly ScopeView[];
-  /** What discovery found at the destination beside the scopes (absent with a configured list). */
-  readonly destination?: () => DestinationFacts;
-  readonly ready: () => boolean;
-  readonly trustedUserHeader: string | null;
+  /** What discovery found at the destination beside the scopes (null with a configured list). */
+  readonly destination: () => DestinationFacts | null;
   readonly retentionPolicy: string | null;
   readonly minimumRedundancy: number | null;
   /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds, null when not configured. */
   readonly maxArchiveLagSeconds: number | null;
+}
+
+export interface StandaloneServerOptions {
+  /**
+   * Exactly one repository without a name (DESTINATION_PATH or the demo: `/` is its inventory), or
+   * the fleet's named ones (FLEET_FILE: `/` is the fleet page, `/?repository=NAME` a repository's
+   * inventory and `/wals?repository=NAME&…` its WAL browser; D-101).
+   */
+  readonly repositories: readonly RepositoryPages[];
+  readonly ready: () => boolean;
+  readonly trustedUserHeader: string | null;
   readonly walPageSize: number;
   readonly demo: boolean;
   readonly logger: Logger;
@@ -96,6 +109,16 @@ export function createStandaloneServer(o: StandaloneServerOptions): Server {
   );
 }
 
+/** The fleet repository a query names (null: none named), or why the name is refused. */
+function pickRepository(search: URLSearchParams, repositories: readonly RepositoryPages[]): { ok: true; repository: RepositoryPages | null } | { ok: false; problem: string } {
+  const named = search.getAll('repository');
+  if (named.length > 1) return { ok: false, problem: 'repository is given more than once' };
+  const name = named[0];
+  if (name === undefined) return { ok: true, repository: null };
+  const r = repositories.find((x) => x.name === name);
+  return r === undefined ? { ok: false, problem: 'repository is not one of the fleet file' } : { ok: true, repository: r };
+}
+
 /** Answers one request; returns the route name to log and the status sent. */
 function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerOptions): { route: string; status: number } {
   // A CONNECT names an authority (host:port), never a page: it has no route, and what is wrong
@@ -114,19 +137,23 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
   const path = q === -1 ? target : target.slice(0, q);
   const query = q === -1 ? '' : target.slice(q + 1);
   const route = ROUTES.has(path) && (query === '' || QUERIED.has(path)) ? path : 'unknown';
-  const ctx = (): PageContext => ({
-    scopes: o.scopes(),
-    destination: o.destination?.() ?? null,
-    identity: o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]),
-    retentionPolicy: o.retentionPolicy,
-    minimumRedundancy: o.minimumRedundancy,
-    maxArchiveLagSeconds: o.maxArchiveLagSeconds,
+  const fleet = o.repositories.some((r) => r.name !== null);
+  const identity = o.trustedUserHeader === null ? null : identityOf(req.headers[o.trustedUserHeader]);
+  const ctxOf = (r: RepositoryPages | null): PageContext => ({
+    scopes: r?.scopes() ?? [],
+    destination: r?.destination() ?? null,
+    identity,
+    retentionPolicy: r?.retentionPolicy ?? null,
+    minimumRedundancy: r?.minimumRedundancy ?? null,
+    maxArchiveLagSeconds: r?.maxArchiveLagSeconds ?? null,
     demo: o.demo,
+    ...(fleet ? { repository: r?.name ?? null } : {}),
   });
+  const html_ = 'text/html; charset=utf-8';
   let status: number;
   if (route === 'unknown') {
     status = 404;
-    send(res, status, 'text/html; charset=utf-8', layout('Not found', ctx(), html`<section><h2>Not found</h2><p>This server has <a href="/">the inventory</a> and <a href="/wals">the WAL browser</a>.</p></section>`));
+    send(res, status, html_, layout('Not found', ctxOf(fleet ? null : (o.repositories[0] ?? null)), html`<section><h2>Not found</h2><p>This server has <a href="/">the ${fleet ? 'fleet' : 'inventory'}</a>${fleet ? '' : html` and <a href="/wals">the WAL browser</a>`}.</p></section>`));
   } else if (req.method !== 'GET') {
     status = 405;
     sendNotAllowed(res);
@@ -137,14 +164,30 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     const ready = o.ready();
     status = ready ? 200 : 503;
     send(res, status, 'application/json', serialize('ReadinessStatus', { api_version: API_VERSION, kind: 'ReadinessStatus', status: ready ? 'ready' : 'not-ready' }));
-  } else if (route === '/') {
-    status = query === '' ? 200 : 400;
-    send(res, status, 'text/html; charset=utf-8', status === 200 ? inventoryPage(ctx()) : rejectedFilterPage(ctx(), ['the inventory takes no query']));
   } else {
-    const c = ctx();
-    const filter = parseWalFilter(new URLSearchParams(query), c.scopes.map((v) => v.server));
-    status = filter.ok ? 200 : 400;
-    send(res, status, 'text/html; charset=utf-8', filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
+    // Outside a fleet the one repository; in one, the repository the query names (its only
+    // parameter on `/`, one of the filters on `/wals`): the fleet page when `/` names none.
+    const search = new URLSearchParams(query);
+    const chosen = fleet ? pickRepository(search, o.repositories) : { ok: true as const, repository: o.repositories[0] ?? null };
+    if (!chosen.ok) {
+      status = 400;
+      send(res, status, html_, rejectedFilterPage(ctxOf(null), [chosen.problem]));
+    } else if (route === '/') {
+      const rest = [...search.keys()].filter((k) => !fleet || k !== 'repository');
+      status = rest.length === 0 ? 200 : 400;
+      if (status === 400) send(res, status, html_, rejectedFilterPage(ctxOf(chosen.repository), [fleet ? 'the inventory takes only repository' : 'the inventory takes no query']));
+      else if (chosen.repository === null) send(res, status, html_, fleetPage(o.repositories.map((r) => ({ name: r.name ?? '', scopes: r.scopes(), destination: r.destination(), maxArchiveLagSeconds: r.maxArchiveLagSeconds })), ctxOf(null)));
+      else send(res, status, html_, inventoryPage(ctxOf(chosen.repository)));
+    } else if (chosen.repository === null) {
+      status = 400;
+      send(res, status, html_, rejectedFilterPage(ctxOf(null), ['the WAL browser shows one repository of the fleet: choose one on the fleet page']));
+    } else {
+      const c = ctxOf(chosen.repository);
+      if (fleet) search.delete('repository');
+      const filter = parseWalFilter(search, c.scopes.map((v) => v.server));
+      status = filter.ok ? 200 : 400;
+      send(res, status, html_, filter.ok ? walsPage(c, filter.filter, o.walPageSize) : rejectedFilterPage(c, filter.problems));
+    }
   }
   return { route, status };
 }
