@@ -136,7 +136,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const fleet = config.mode === 'standalone' && config.fleetFile !== null && command !== 'scan' ? await loadFleetFile(config.fleetFile) : null;
   if (fleet === false) return EXIT.config;
   if (command === 'check-config') {
-    process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(describeConfig(config, fleet), null, 2)}\n`);
     return EXIT.ok;
   }
   const stop = new AbortController();

@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'viewer.js');
 
@@ -65,5 +67,35 @@ describe('viewer executable', () => {
 
   it('runs on Node 24', () => {
     assert.match(process.version, /^v24\./);
+  });
+
+  describe('with a fleet file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'viewer-fleet-refusal-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const entry = (name: string, more = '') => `  - name: ${name}\n    destination: s3://acme-backups/postgres/prod/${name}\n    access_key_id_file: /var/run/secrets/store/access-key-id\n    secret_access_key_file: /var/run/secrets/store/secret-access-key\n${more}`;
+
+    it('refuses a broken entry at start, naming the entry and the field, never a value (exit 78)', () => {
+      const broken = file('broken.yaml', `repositories:\n${entry('fleet-a')}${entry('fleet-b', '    endpoint_url: http://hunter2@store:9000\n')}`);
+      const r = run({ FLEET_FILE: broken });
+      assert.equal(r.status, 78);
+      assert.equal(r.stdout, '');
+      assert.deepEqual(r.stderr.trimEnd().split('\n').map((l) => /^viewer: configuration refused: FLEET_FILE: (repositories\[\d+\] \([\w-]+\): [a-z_]+):/.exec(l)?.[1]), ['repositories[1] (fleet-b): endpoint_url']);
+    });
+
+    it('check-config counts the fleet without naming anything in it; scan refuses it for one repository', () => {
+      const good = file('good.yaml', `repositories:\n${entry('fleet-a', '    servers: [one, two]\n')}${entry('fleet-b', '    servers: [three]\n')}`);
+      const r = run({ FLEET_FILE: good, METRICS_ADDR: '127.0.0.1:9464' }, ['check-config']);
+      assert.equal(r.status, 0, r.stderr);
+      const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+      assert.deepEqual([summary['destination'], summary['repositories'], summary['scopes'], summary['fleet_concurrency'], summary['metrics_listen']], ['fleet-file', 2, 3, 4, 'configured']);
+      assert.ok(!r.stdout.includes('fleet-a') && !r.stdout.includes(dir), 'check-config names a repository or the file');
+      const scan = run({ FLEET_FILE: good }, ['scan']);
+      assert.equal(scan.status, 64);
+      assert.match(scan.stderr, /scan reads one repository: unset FLEET_FILE/);
+    });
   });
 });

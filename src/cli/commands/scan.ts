@@ -111,6 +111,10 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   const save = options.save ?? null;
   const destination = config.destination;
   const server = config.mode === 'sidecar' ? config.serverName : config.serverNames?.length === 1 ? config.serverNames[0] : undefined;
+  if (config.mode === 'standalone' && config.fleetFile !== null) {
+    process.stderr.write('viewer: scan reads one repository: unset FLEET_FILE (standalone\'s) and set DESTINATION_PATH and one ARCHIVE_SERVER_NAMES entry\n');
+    return EXIT.usage;
+  }
   if (destination === null || server === undefined) {
     process.stderr.write('viewer: scan needs DESTINATION_PATH and exactly one ARCHIVE_SERVER_NAMES entry\n');
     return EXIT.usage;

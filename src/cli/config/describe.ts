@@ -4,7 +4,8 @@
  */
 import type { Config } from './config.ts';
 
-export function describeConfig(config: Config): Record<string, unknown> {
+/** `fleet`: FLEET_FILE's repositories when one is configured (counted, never named). */
+export function describeConfig(config: Config, fleet: readonly { readonly config: { readonly serverNames: readonly string[] | null } }[] | null = null): Record<string, unknown> {
   const common = {
     mode: config.mode,
     format: config.format,
@@ -22,10 +23,13 @@ export function describeConfig(config: Config): Record<string, unknown> {
     metrics_labels: config.metricsLabels.length,
   };
   if (config.mode === 'sidecar') return { ...common, destination: 'configured', scopes: 1 };
+  const scopes = fleet === null ? (config.serverNames === null ? 'discovery' : config.serverNames.length) : fleet.every((r) => r.config.serverNames !== null) ? fleet.reduce((n, r) => n + (r.config.serverNames?.length ?? 0), 0) : 'discovery';
   return {
     ...common,
-    destination: config.destination === null ? 'embedded-demo' : 'configured',
-    scopes: config.serverNames === null ? 'discovery' : config.serverNames.length,
+    destination: fleet !== null ? 'fleet-file' : config.destination === null ? 'embedded-demo' : 'configured',
+    ...(fleet === null ? {} : { repositories: fleet.length, fleet_concurrency: config.fleetConcurrency }),
+    scopes,
+    metrics_listen: config.metricsListen === null ? 'not-configured' : 'configured',
     listen_port: config.listen.port,
     wal_page_size: config.walPageSize,
     trusted_user_header: config.trustedUserHeader === null ? 'not-configured' : 'configured',
