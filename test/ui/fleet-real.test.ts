@@ -7,10 +7,11 @@
  * series with its `repository` label (promtool check metrics; two `pg-main` servers of two
  * repositories stay apart); LISTEN_ADDR serves no metrics. Then the proxied repository's store
  * fails: that repository goes stale alone, while every other keeps publishing fresh generations.
+ * Each scope's memory is kept in STATE_DIR, one file per scope of every repository.
  */
 import assert from 'node:assert/strict';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -85,6 +86,7 @@ describe('a fleet of twelve repositories in one standalone process', () => {
       `  - name: through-proxy\n    destination: s3://${real.bucket}/${prefix}/demo-0/${DEMO_PREFIX}\n    servers: [${DEMO_SERVER}]\n    endpoint_url: ${proxy.url}\n    access_key_id_file: ${join(dir, 'id')}\n    secret_access_key_file: ${join(dir, 'secret')}\n`,
     ];
     writeFileSync(join(dir, 'fleet.yaml'), `repositories:\n${entries.join('')}`);
+    mkdirSync(join(dir, 'state'), { mode: 0o700 });
     expected.set('barman-34', ['pg-main', 'pg-wal1m']);
     expected.set('barman-34-scenarios', ['pg-damaged', 'pg-retention', 'pg-standalone']);
     expected.set('pgbackrest-245', [stanza.main.stanza]);
@@ -99,6 +101,7 @@ describe('a fleet of twelve repositories in one standalone process', () => {
       FLEET_CONCURRENCY: '3',
       REFRESH_INTERVAL_SECONDS: '10',
       FRESHNESS_THRESHOLD_SECONDS: '10',
+      STATE_DIR: join(dir, 'state'),
     });
     child = viewer.child;
     // Every scope of every repository published once.
@@ -135,6 +138,11 @@ describe('a fleet of twelve repositories in one standalone process', () => {
     assert.match(await inventory.text(), /<h2>Repository <code>barman-34<\/code><\/h2><p>2 server scopes: <code>pg-main<\/code>, <code>pg-wal1m<\/code>/);
     const wals = await (await fetch(new URL('/wals?repository=barman-34&server=pg-main&class=segment&timeline=1', viewer.base))).text();
     assert.match(wals, /<strong>missing<\/strong> 1 segment \((candidate|confirmed) gap\)/);
+  });
+
+  it("keeps each scope's memory in STATE_DIR: one file per scope of every repository", () => {
+    const files = readdirSync(join(dir, 'state')).filter((n) => /^memory-[0-9a-f]{32}\.json$/.test(n));
+    assert.equal(files.length, [...expected.values()].reduce((n, x) => n + x.length, 0));
   });
 
   it('serves every scope on METRICS_ADDR with its repository label, valid OpenMetrics; LISTEN_ADDR serves none', async () => {
