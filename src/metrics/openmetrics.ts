@@ -7,8 +7,8 @@
  * - unknown evidence is an absent series, never 0: a collection the caller does not know (`null`),
  *   a `null` wire count or timestamp, an unknown details payload, an observation not made;
  * - every series carries `server` (the scope's name); the other labels are only `timeline`,
- *   `state`, `status`, `backup_id`, `stop`, `part` and `reason`, and `version`, `format` and
- *   `provider` on `viewer_build_info`: values from closed sets or identifiers the wire already
+ *   `state`, `status`, `backup_id`, `stop`, `part`, `capability` and `reason`, and `version`,
+ *   `format` and `provider` on `viewer_build_info`: values from closed sets or identifiers the wire already
  *   publishes (a reason is its bounded code, never its message; a version the wire's bounded
  *   pattern), never an object key, a destination or a fingerprint; beside them, two kinds of
  *   target labels, neither of which may be one of these (`OWN_LABELS`) or the other:
@@ -41,7 +41,7 @@ import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
 import { PROVIDERS, STATES, WIRE_FORMATS } from '../contract/primitives.ts';
-import { SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import { CAPABILITY_IDS, SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 
 /** The HTTP content type of the text `renderOpenMetrics` returns. */
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
@@ -199,7 +199,7 @@ function coverageStart(backups: readonly BackupItem[] | null, paths: readonly Re
 /** The producer version as a label value: the wire's bounded pattern, anything else `unknown`. */
 const PRODUCER_VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 /** A label value from a closed set, or `unknown` for a value outside it (a newer producer). */
-const closed = (values: readonly string[], v: string) => (values.includes(v) ? v : 'unknown');
+const closed = (values: readonly string[], v: string): string => (values.includes(v) ? v : 'unknown');
 
 const FAMILIES: readonly Family[] = [
   {
@@ -250,6 +250,15 @@ const FAMILIES: readonly Family[] = [
     help: 'The state of each part of the evidence (wal, timeline, coverage, retention) with its reason code: 1 for the current state and reason only; absent where the details payload is unknown.',
     labels: ['part', 'state', 'reason'],
     samples: ({ details }) => (details === null ? [] : SUMMARY_STATES.map((part) => [[part, details[part].state, details[part].reason.code], 1] as const)),
+  },
+  {
+    // The nine capabilities of the snapshot (spec, Capability), each with its state and reason
+    // code: the current one only, as viewer_state_reason. An id outside the closed list (a newer
+    // producer) is `unknown`.
+    name: 'viewer_capability_state',
+    help: 'The state of each capability of the evidence (the snapshot\'s capabilities) with its reason code: 1 for the current state and reason only.',
+    labels: ['capability', 'state', 'reason'],
+    samples: ({ scope: { snapshot: s } }) => s.capabilities.map((c) => [[closed(CAPABILITY_IDS, typeof c.id === 'string' ? c.id : ''), closed(STATES, c.state), c.reason.code], 1] as const),
   },
   {
     name: 'viewer_stale',

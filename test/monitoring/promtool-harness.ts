@@ -63,10 +63,18 @@ export function heldSeries(all: readonly Sample[], minutes: number, origin = 0):
 export type ExpectedAlert = Readonly<Record<string, string>> & { readonly alertname: string };
 
 /**
- * A `promtool test rules` document over RULES: the input series, and at `minutes` exactly the
- * `expected` alerts firing, counted by `alertname` and the labels in `by`.
+ * At `minutes`, exactly the `expected` alerts fire, counted by `alertname` and the labels in `by`;
+ * with `only`, among the alerts of that name alone.
  */
-export function firingTest(name: string, input: readonly { series: string; values: string }[], minutes: number, by: readonly string[], expected: readonly ExpectedAlert[]): unknown {
+export interface FiringCheck {
+  readonly minutes: number;
+  readonly by: readonly string[];
+  readonly expected: readonly ExpectedAlert[];
+  readonly only?: string;
+}
+
+/** A `promtool test rules` document over RULES: the input series and the firing checks. */
+export function firingTest(name: string, input: readonly { series: string; values: string }[], checks: readonly FiringCheck[]): unknown {
   const quote = (v: string) => JSON.stringify(v);
   return {
     rule_files: [RULES],
@@ -76,13 +84,15 @@ export function firingTest(name: string, input: readonly { series: string; value
         name,
         interval: '1m',
         input_series: input,
-        promql_expr_test: [
-          {
-            expr: `count by (${['alertname', ...by].join(', ')}) (ALERTS{alertstate="firing"})`,
-            eval_time: `${minutes}m`,
-            exp_samples: expected.map((a) => ({ labels: `{${['alertname', ...by].map((k) => `${k}=${quote(a[k] ?? '')}`).join(', ')}}`, value: 1 })),
-          },
-        ],
+        promql_expr_test: checks.map((c) => {
+          const keys = ['alertname', ...c.by];
+          const only = c.only === undefined ? '' : `, alertname=${quote(c.only)}`;
+          return {
+            expr: `count by (${keys.join(', ')}) (ALERTS{alertstate="firing"${only}})`,
+            eval_time: `${c.minutes}m`,
+            exp_samples: c.expected.map((a) => ({ labels: `{${keys.map((k) => `${k}=${quote(a[k] ?? '')}`).join(', ')}}`, value: 1 })),
+          };
+        }),
       },
     ],
   };

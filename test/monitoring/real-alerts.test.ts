@@ -2,8 +2,9 @@
  * The alert rules on the metrics of real scans (issue 25): `viewer scan --output openmetrics` on
  * every real repository the tests build (Barman 3.4 pg-main, pg-wal1m and the scenario servers,
  * pgBackRest 2.45 main and encrypted, Barman 3.20 pg18 and pgBackRest 2.60 main and encrypted),
- * each scan's samples held for 2h as `promtool test rules` input series, and exactly the alerts
- * firing at 2h asserted. The expected alerts come from each repository's known damage
+ * each scan's samples held as `promtool test rules` input series, and exactly the alerts firing at
+ * 2h asserted; ViewerBackupCatalogIncomplete, which waits 6h (a backup in progress has no
+ * backup.info yet), is judged alone at 6h15m (pg-main's abandoned directory). The expected alerts come from each repository's known damage
  * (test/support/README.md), not from viewer's output, except for what depends on when the
  * repositories were built, read from the scan's own series as the rules would judge them:
  * - a gap's status: one scan confirms a lost segment once its successor is an hour old on the
@@ -27,6 +28,8 @@ import { runViewer } from '../support/run-viewer.ts';
 import { firingTest, heldSeries, parseSamples as parse, PROMTOOL_SKIP as SKIP, promtoolTest, RULES, sampleValue as one, type Sample } from './promtool-harness.ts';
 
 const HOLD_MINUTES = 120;
+/** ViewerBackupCatalogIncomplete waits 6h (a backup may still be running): judged alone, at 6h15m. */
+const CATALOG_MINUTES = 375;
 /** The rules' thresholds these expectations depend on (read from the rules file, checked below). */
 const DEFAULT_LAG_SECONDS = 3600;
 const NEWEST_BACKUP_SECONDS = 26 * 3600;
@@ -39,8 +42,10 @@ interface Damage {
   readonly brokenBackup: boolean;
   /** Every backup's metadata behind pgBackRest's cipher, and viewer has no passphrase: ViewerNoUsableBackup. */
   readonly encrypted: boolean;
+  /** A backup directory without backup.info (abandoned): ViewerBackupCatalogIncomplete after 6h. */
+  readonly abandonedDirectory: boolean;
 }
-const NONE: Damage = { lostWal: false, brokenBackup: false, encrypted: false };
+const NONE: Damage = { lostWal: false, brokenBackup: false, encrypted: false, abandonedDirectory: false };
 
 interface Target {
   readonly name: string;
@@ -66,12 +71,16 @@ function expectedAlerts(t: Target, all: readonly Sample[]): string[] {
   return alerts.sort();
 }
 
-/** A `promtool test rules` file: the scan's samples held for 2h, and the alerts firing at 2h asserted by name. */
+/** A `promtool test rules` file: the scan's samples held, the alerts firing at 2h asserted by name, and the catalog alert at 6h15m. */
 function ruleTest(t: Target, all: readonly Sample[], expected: readonly string[]): unknown {
   const store = one(all, 'viewer_store_time_at_scan_timestamp_seconds');
   assert.ok(store !== undefined, `${t.name}: the scan published no store time`);
   const server = all[0]?.labels['server'] ?? '';
-  return firingTest(`${t.name}: ${t.why}`, heldSeries(all, HOLD_MINUTES, store), HOLD_MINUTES, ['server'], expected.map((alertname) => ({ alertname, server })));
+  const catalog = t.damage.abandonedDirectory ? [{ alertname: 'ViewerBackupCatalogIncomplete', server }] : [];
+  return firingTest(`${t.name}: ${t.why}`, heldSeries(all, CATALOG_MINUTES, store), [
+    { minutes: HOLD_MINUTES, by: ['server'], expected: expected.map((alertname) => ({ alertname, server })) },
+    { minutes: CATALOG_MINUTES, by: ['server'], expected: catalog, only: 'ViewerBackupCatalogIncomplete' },
+  ]);
 }
 
 describe('the alert rules on real scans, held for 2h', { skip: SKIP }, () => {
@@ -95,7 +104,7 @@ describe('the alert rules on real scans, held for 2h', { skip: SKIP }, () => {
     const scenarios = `s3://${real.bucket}/${real.scenarioPrefix}`;
     const stanza = { REPOSITORY_FORMAT: 'stanza-repository' };
     targets.push(
-      { name: 'Barman 3.4 pg-main', env: { ...r, DESTINATION_PATH: fixtures, ARCHIVE_SERVER_NAMES: 'pg-main' }, damage: { ...NONE, lostWal: true }, why: 'one timeline-1 segment deleted between two backups; its FAILED backup and abandoned directory are noise' },
+      { name: 'Barman 3.4 pg-main', env: { ...r, DESTINATION_PATH: fixtures, ARCHIVE_SERVER_NAMES: 'pg-main' }, damage: { ...NONE, lostWal: true, abandonedDirectory: true }, why: 'one timeline-1 segment deleted between two backups; its FAILED backup is noise; its abandoned backup directory pages after 6h' },
       { name: 'Barman 3.4 pg-wal1m', env: { ...r, DESTINATION_PATH: fixtures, ARCHIVE_SERVER_NAMES: 'pg-wal1m' }, damage: NONE, why: 'healthy' },
       { name: 'Barman 3.4 pg-retention', env: { ...r, DESTINATION_PATH: scenarios, ARCHIVE_SERVER_NAMES: 'pg-retention' }, damage: NONE, why: "healthy: its hole is the one Barman's retention leaves around a keep:standalone backup" },
       { name: 'Barman 3.4 pg-standalone', env: { ...r, DESTINATION_PATH: scenarios, ARCHIVE_SERVER_NAMES: 'pg-standalone' }, damage: { ...NONE, lostWal: true }, why: 'one segment deleted between the standalone backup and the next' },
@@ -114,6 +123,7 @@ describe('the alert rules on real scans, held for 2h', { skip: SKIP }, () => {
     assert.match(rules, /expr: viewer_archive_lag_seconds > 3600 unless viewer_expected_max_archive_lag_seconds/);
     assert.match(rules, /time\(\) - viewer_newest_backup_end_timestamp_seconds > 26 \* 3600/);
     assert.match(rules, /alert: ViewerWalGapCandidatePersisting[\s\S]*?for: 2h/);
+    assert.match(rules, /alert: ViewerBackupCatalogIncomplete[\s\S]*?for: 6h\n/);
   });
 
   it('every repository fires exactly the alerts its damage deserves, and the healthy ones none beyond the clock\'s', async () => {
