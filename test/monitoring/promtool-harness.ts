@@ -73,12 +73,15 @@ export interface FiringCheck {
   readonly only?: string;
 }
 
-/** A `promtool test rules` document over RULES: the input series and the firing checks. */
-export function firingTest(name: string, input: readonly { series: string; values: string }[], checks: readonly FiringCheck[]): unknown {
+/**
+ * A `promtool test rules` document over RULES: the input series (1m apart) and the firing checks,
+ * the rules evaluated every `evaluation` (a coarser one makes long holds cheaper).
+ */
+export function firingTest(name: string, input: readonly { series: string; values: string }[], checks: readonly FiringCheck[], evaluation = '1m'): unknown {
   const quote = (v: string) => JSON.stringify(v);
   return {
     rule_files: [RULES],
-    evaluation_interval: '1m',
+    evaluation_interval: evaluation,
     tests: [
       {
         name,
