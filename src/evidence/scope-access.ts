@@ -61,6 +61,8 @@ export class CountingScopeAccess implements ScopeAccess {
    * against it never understates (it may overstate by the scan's own listing time).
    */
   storeTime: number | null = null;
+  /** The earliest receipt time of any object handed out (ms), null when none carried one: with the backups' own times it tells a bulk copy's receipts from archiving's (the pages only). */
+  earliestReceipt: number | null = null;
   readonly #recent = new RecentObjects();
   readonly #o: ScopeAccessOptions;
 
@@ -96,6 +98,7 @@ export class CountingScopeAccess implements ScopeAccess {
     this.objectCount += 1;
     this.storedBytes += size;
     this.#recent.add(relative, size, receivedAt);
+    if (receivedAt !== null && (this.earliestReceipt === null || receivedAt < this.earliestReceipt)) this.earliestReceipt = receivedAt;
     return { key: relative, size, receivedAt };
   }
 

@@ -107,6 +107,12 @@ export interface ScopeEvidence {
   /** The store's clock at the scan (ms; its listings' latest `Date` header), null when it sent none. */
   readonly storeTimeAtScan: number | null;
   /**
+   * The earliest receipt time of any object of the scope (ms), null when none carried one; absent
+   * where evidence is built without a listing. With the backups' end times it shows receipts that
+   * are a bulk copy's, not archiving's (the operator's pages and text output only, never the wire).
+   */
+  readonly earliestReceipt?: number | null;
+  /**
    * The most recently received objects, newest first, keys relative to the scope root. For the
    * operator's standalone page only: never part of a wire publication.
    */
@@ -352,6 +358,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
     memory: overTime.memory,
     latestWalReceipt: wal.latestReceipt,
     storeTimeAtScan: access.storeTime,
+    earliestReceipt: access.earliestReceipt,
     partials: [...wal.timelines.values()].flatMap((tl) => [...tl.partials].sort((a, b) => a - b).map((p) => ({ timeline: tl.timeline, wal: walName(tl.timeline, p, rangeGeometry) }))),
     recentObjects: access.recent.map((r) => ({ key: unprintable(r.key) ? null : r.key, size: r.size, receivedAt: new Date(r.at).toISOString() })),
   };
