@@ -19,7 +19,9 @@ import type { BackupLabel, ForeignFormat, Shelf } from '../../format/seam.ts';
 import type { RecentObject } from '../../evidence/scope-scan.ts';
 import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';
+import { copyNote, progressNote, STRUCTURAL_SENTENCE, todo, windowLines } from './glance-view.ts';
 import { html, raw, type Raw } from './html.ts';
+import { bytes, count, when } from './parts.ts';
 import { backupTime, durationText, restoreChoice, type WhyNot } from './restore-choice.ts';
 
 export interface ScopeView {
@@ -28,7 +30,8 @@ export interface ScopeView {
   readonly recentObjects: readonly RecentObject[];
   /** `.partial` segments by WAL name, history files by timeline: what `/wals` lists beside ranges. */
   readonly partials: readonly { readonly timeline: number; readonly wal: string }[];
-  readonly histories: readonly { readonly timeline: number; readonly status: string }[];
+  /** Each history file's status and, when it was read, the switch into its timeline (parent, LSN, the parent's segment holding it). */
+  readonly histories: readonly { readonly timeline: number; readonly status: string; readonly switchpoint: Switchpoint | null }[];
   /** Where each timeline forked from its parent, for the picture. */
   readonly forks: readonly { readonly timeline: number; readonly parent: number; readonly position: number }[];
   /** The tool whose repository this is, as the evidence names it (the format's `tool`: "Barman", "pgBackRest"); null before a scan. */
@@ -49,6 +52,18 @@ export interface ScopeView {
   readonly dependencies: ReadonlyMap<string, readonly Dependency[]>;
   /** The store's clock against the newest WAL at the last complete scan; null before one. */
   readonly clock: StoreClock | null;
+  /** Receipt times (RFC 3339, store clock) of the scope's oldest and newest objects at the last complete scan; null before one. */
+  readonly receipts: { readonly earliest: string | null; readonly latest: string | null } | null;
+  /** The error text each failed backup recorded (by backup id), bounded and sanitised; empty when the format reads none. */
+  readonly recordedErrors: ReadonlyMap<string, string>;
+}
+
+/** Where a timeline leaves its parent, as its history file says. */
+export interface Switchpoint {
+  readonly parent: number;
+  readonly lsn: string;
+  /** The parent's segment that holds the switchpoint. */
+  readonly wal: string;
 }
 
 /** One backup another depends on: its id and its artifacts' state as a dependency (null: not in the catalog). */
@@ -96,6 +111,13 @@ export interface PageContext {
    * link of a repository's pages carries it. Absent outside a fleet.
    */
   readonly repository?: string | null;
+  /**
+   * What the pages call the repository: REPOSITORY_NAME, or by default `displayNameOf` its
+   * destination (bucket or container and prefix, never a credential). Absent or null: unnamed.
+   */
+  readonly name?: string | null;
+  /** The first scan's listing so far (the refresher's BudgetMeter), while it runs; null or absent otherwise. */
+  readonly progress?: { readonly pages: number; readonly objects: number } | null;
 }
 
 /** The query that names the fleet repository a page shows (empty outside a fleet). */
@@ -123,6 +145,13 @@ form{display:flex;flex-wrap:wrap;gap:10px;align-items:end}label{display:flex;fle
 .top dt{font-weight:600}.top dd{margin:0}.top ul{margin:2px 0 0;padding-left:18px}
 .label{font-size:12px;background:#eef1f5;border:1px solid #d6dae0;border-radius:3px;padding:0 5px;white-space:nowrap}
 td code,td time{white-space:nowrap}th.reason{min-width:14em}
+header{flex-wrap:wrap;row-gap:4px}header h1 .name{font-weight:400;font-size:15px;margin-left:6px;overflow-wrap:anywhere}
+h2 .name{font-weight:400;overflow-wrap:anywhere}.structural{color:#3d4550;font-size:13px}
+ul.windows,ul.todo{margin:6px 0;padding-left:18px}ul.todo li{margin:2px 0}.recorded-error{margin-top:3px;color:#8b0000;overflow-wrap:anywhere}
+code,.top dd,.facts span,p,li{overflow-wrap:anywhere}input,select{max-width:100%}.bytes{white-space:nowrap}
+@media (max-width:600px){header{padding:8px 12px;gap:4px 14px}main{padding:10px 8px}section{padding:10px}
+.facts,.top{grid-template-columns:1fr;gap:0 8px}.facts>span:nth-child(odd),.top dt{font-weight:600;margin-top:6px}
+label{flex:1 1 100%}label input,label select{width:100%;box-sizing:border-box}}
 p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
 .fleet td{white-space:nowrap}.scroll{overflow-x:auto}
 .chain .dep{display:block}td code.id{white-space:normal}.broken{color:#8b0000}
@@ -138,8 +167,6 @@ const isRetentionGap = (v: ScopeView, g: WalGapItem) => v.retentionGaps.has(gapK
 /** "<tool>'s retention" with the scope's own tool (Barman's, pgBackRest's), or plain "retention" before a scan. */
 const retentionOf = (v: ScopeView) => (v.tool === null ? 'retention' : `${v.tool}'s retention`);
 const gapLabel = (v: ScopeView, g: WalGapItem) => (isRetentionGap(v, g) ? `${g.status} gap with the shape ${retentionOf(v)} leaves (expected)` : `${g.status} gap`);
-const when = (t: string | null) => (t === null ? html`<span class="muted">unknown</span>` : html`<time datetime="${t}">${t.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`);
-const count = (n: number | null) => (n === null ? html`<span class="muted">unknown</span>` : html`${n.toLocaleString('en-US')}`);
 
 /** Outside a fleet the two pages; in one the fleet, and the repository's two pages once one is chosen. */
 function nav(ctx: PageContext): Raw {
@@ -151,11 +178,11 @@ function nav(ctx: PageContext): Raw {
 export function layout(title: string, ctx: PageContext, body: Raw): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · viewer</title><style>${raw(STYLE)}</style></head>
-<body><header><h1>viewer</h1><nav>${nav(ctx)}</nav>
+<title>${title}${ctx.name == null ? '' : ` · ${ctx.name}`} · viewer</title><style>${raw(STYLE)}</style></head>
+<body><header><h1>viewer${ctx.name == null ? '' : html` <span class="name">${ctx.name}</span>`}</h1><nav>${nav(ctx)}</nav>
 <span>${ctx.demo ? 'embedded demo repository' : ''}</span>
 <span class="muted">${ctx.identity === null ? '' : html`signed in as ${ctx.identity}`}</span></header>
-<main>${ctx.destination?.discoveryPending === true ? html`<p class="notice" role="status"><strong>Discovery in progress:</strong> the destination is being listed to find its server scopes (for at most 30 s); they appear on these pages once it ends.</p>` : ''}${body}</main></body></html>
+<main>${ctx.destination?.discoveryPending === true ? html`<p class="notice" role="status"><strong>Discovery in progress:</strong> the destination is being listed to find its server scopes (for at most 30 s); they appear on these pages once it ends.</p>` : ''}${progressNote(ctx)}${body}</main></body></html>
 `.text;
 }
 
@@ -232,9 +259,9 @@ function coverage(v: ScopeView, retained: boolean): Raw {
     // Paths come sorted by backup id, which is the backup's start time: the newest are last.
     const rows = list.slice(-PAGE_BOUNDS.pathsPerTarget);
     return html`<h3>Observed recovery coverage to timeline ${t}</h3>${list.length > rows.length ? html`<p class="muted">The ${rows.length} newest of ${list.length} paths.</p>` : ''}
-<table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
 ${rows.map((r) => html`<tr><td>${backupRef(v, r.backup_id)}</td><td>${itemState(r.state, retained)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
-</tbody></table>`;
+</tbody></table></div>`;
   })}`;
 }
 
@@ -274,9 +301,9 @@ function backups(v: ScopeView, retained: boolean): Raw {
   const labelled = items.some((b) => v.labels.get(b.backup_id)?.name != null || v.labels.get(b.backup_id)?.keep != null);
   // Types and chains where they tell something: backups of more than one type, or some depending on others.
   const typed = new Set(items.flatMap((b) => (b.backup_type === null ? [] : [b.backup_type]))).size > 1 || v.dependencies.size > 0;
-  const table = (rows: readonly BackupItem[]) => html`<table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
-${rows.map((b) => html`<tr><td>${idText(b.backup_id)}</td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})</td><td>${b.reason.message}</td></tr>`)}
-</tbody></table>`;
+  const table = (rows: readonly BackupItem[]) => html`<div class="scroll"><table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
+${rows.map((b) => html`<tr><td>${idText(b.backup_id)}</td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})${b.stored_artifact_bytes === null ? '' : html`, ${bytes(b.stored_artifact_bytes)}`}</td><td>${b.reason.message}${recordedError(v, b)}</td></tr>`)}
+</tbody></table></div>`;
   const own = new Set(OWN_HEADINGS.map((h) => h.status));
   const tool = v.tool ?? 'the tool';
   return html`${SHELVES.map((k) => {
@@ -289,6 +316,12 @@ ${table(rows)}`}${OWN_HEADINGS.map((h) => {
 ${table(apart)}`;
     })}`;
   })}`;
+}
+
+/** The error text a failed backup recorded, as its tool lists it (bounded and sanitised by the scope view, escaped here). */
+function recordedError(v: ScopeView, b: BackupItem): Raw {
+  const text = v.recordedErrors.get(b.backup_id);
+  return text === undefined ? html`` : html`<div class="recorded-error">Recorded error: <q>${text}</q></div>`;
 }
 
 /** A backup as operators know it: its id, and the name and keep status its format's tools list. */
@@ -429,6 +462,7 @@ function scopeSection(v: ScopeView, ctx: PageContext): Raw {
 ${retained && s.evidence_generation > 0 ? html`<p class="notice">The evidence below is retained from generation ${s.evidence_generation}, completed ${when(s.completed_at)}: it is historical, not current health. Every item is marked "retained".</p>` : ''}
 ${v.empty ? html`<p class="notice">No backup directory and no WAL were found at this server's location. Check DESTINATION_PATH and the server name.</p>` : ''}
 ${topFacts(v, ctx, retained)}
+${copyNote(v)}${todo(v)}
 <div class="facts">
 <span>Repository</span><span>${v.tool ?? html`<span class="muted">unknown until a scan completes</span>`} (<code>${s.identity.repository.format}</code>)</span>
 ${formatFacts(s.details)}
@@ -437,7 +471,7 @@ ${formatFacts(s.details)}
 <span>Store's clock at the scan</span><span>${v.clock === null ? when(null) : v.clock.storeTimeAtScan === null ? html`<span class="muted">not sent by the store</span>` : when(v.clock.storeTimeAtScan)}</span>
 <span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}`}</span>
 <span>Safety limits reached</span><span>${limits.length === 0 ? 'none' : limits.join(', ')}</span>
-<span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${count(s.inventory.stored_bytes)}</span>
+<span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${bytes(s.inventory.stored_bytes)}</span>
 <span>WAL continuity</span><span>${state(d.wal.state)} ${d.wal.reason.message}</span>
 <span>Timelines</span><span>${state(d.timeline.state)} ${d.timeline.reason.message}</span>
 <span>Observed recovery coverage</span><span>${state(d.coverage.state)} ${d.coverage.reason.message}</span>
@@ -447,7 +481,7 @@ ${expectations(v, ctx)}
 <h3>Backups</h3>${backups(v, retained)}
 ${coverage(v, retained)}
 <h3>Recently received objects</h3>
-${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted">Newest first; on one receipt time, the key that sorts last first.</p><table class="recent"><thead><tr><th>object</th><th>bytes</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${o.size.toLocaleString('en-US')}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table>`}
+${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted">Newest first; on one receipt time, the key that sorts last first.</p><div class="scroll"><table class="recent"><thead><tr><th>object</th><th>size</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${bytes(o.size)}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table></div>`}
 </section>`;
 }
 
@@ -506,9 +540,9 @@ function fleet(ctx: PageContext): Raw {
   if (ctx.scopes.length < 2) return html``;
   const rows = ctx.scopes.map((v) => html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td>${serverSummaryCells(v, ctx.maxArchiveLagSeconds)}</tr>`);
   return html`<section aria-labelledby="fleet"><h2 id="fleet">Servers (${ctx.scopes.length})</h2>
-<table class="fleet"><thead><tr><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
+<div class="scroll"><table class="fleet"><thead><tr><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
 ${rows}
-</tbody></table></section>`;
+</tbody></table></div></section>`;
 }
 
 export function inventoryPage(ctx: PageContext): string {
@@ -518,14 +552,17 @@ export function inventoryPage(ctx: PageContext): string {
   const scopes = n === 0 && (failed || pending)
     ? html`Server scopes: <span class="muted">unknown</span>, ${failed ? 'discovery failed' : 'discovery in progress'}.`
     : html`${n} server scope${n === 1 ? '' : 's'}${n === 0 ? '.' : html`: ${ctx.scopes.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${v.server}</code>`)}.`}`;
-  const body = html`<section><h2>Repository${ctx.repository == null ? '' : html` <code>${ctx.repository}</code>`}</h2><p>${scopes}
-Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>${destinationNotes(ctx.destination, n)}</section>
+  const body = html`<section><h2>Repository${ctx.repository == null ? '' : html` <code>${ctx.repository}</code>`}${ctx.name == null || ctx.name === ctx.repository ? '' : html` <span class="name">${ctx.name}</span>`}</h2><p>${scopes}
+Totals are exact once a scan completed and unknown before; states are what the evidence proves, "unknown" where it cannot.</p>
+<p class="structural">${STRUCTURAL_SENTENCE}</p>
+${windowLines(ctx)}${destinationNotes(ctx.destination, n)}</section>
 ${fleet(ctx)}
 ${ctx.scopes.map((v) => scopeSection(v, ctx))}`;
   return layout('Inventory', ctx, body);
 }
 
-export const WAL_CLASSES = ['segment', 'partial', 'history', 'backup-history', 'duplicate', 'unknown'] as const;
+/** The spec's object classes, and `gap`: the missing runs only (the rows `segment` lists as missing). */
+export const WAL_CLASSES = ['segment', 'partial', 'history', 'backup-history', 'duplicate', 'unknown', 'gap'] as const;
 export type WalClass = (typeof WAL_CLASSES)[number];
 
 export interface WalFilter {
@@ -582,8 +619,9 @@ function walRows(v: ScopeView, f: WalFilter): WalRow[] {
   const rows: WalRow[] = [];
   const want = (c: WalClass) => f.walClass === null || f.walClass === c;
   const p = v.publication;
-  if (want('segment')) {
-    const runs = [...p.walRanges.map((r) => ({ r, gap: false })), ...p.walGaps.map((r) => ({ r, gap: true }))].sort((a, b) => a.r.timeline - b.r.timeline || a.r.start_position - b.r.start_position);
+  if (want('segment') || f.walClass === 'gap') {
+    const archived = f.walClass === 'gap' ? [] : p.walRanges.map((r) => ({ r, gap: false }));
+    const runs = [...archived, ...p.walGaps.map((r) => ({ r, gap: true }))].sort((a, b) => a.r.timeline - b.r.timeline || a.r.start_position - b.r.start_position);
     for (const { r, gap } of runs) {
       if (!onTimeline(r.timeline) || !inRange(r.first_wal, r.last_wal)) continue;
       // A missing run is one row however long it is.
@@ -592,7 +630,14 @@ function walRows(v: ScopeView, f: WalFilter): WalRow[] {
     }
   }
   if (want('partial')) for (const x of v.partials) if (onTimeline(x.timeline) && inRange(x.wal, x.wal)) rows.push({ server: v.server, timeline: x.timeline, first: x.wal, last: x.wal, what: html`partial segment` });
-  if (want('history')) for (const h of v.histories) if (onTimeline(h.timeline) && f.from === null && f.to === null) rows.push({ server: v.server, timeline: h.timeline, first: '-', last: '-', what: html`history file (${h.status})` });
+  if (want('history')) {
+    for (const h of v.histories) {
+      if (!onTimeline(h.timeline) || f.from !== null || f.to !== null) continue;
+      const sp = h.switchpoint;
+      const what = sp === null ? html`history file (${h.status})` : html`history file (${h.status}): switches from timeline ${sp.parent} at LSN <code>${sp.lsn}</code>, in segment <code>${sp.wal}</code>`;
+      rows.push({ server: v.server, timeline: h.timeline, first: '-', last: '-', what });
+    }
+  }
   return rows;
 }
 
@@ -624,11 +669,18 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
       ? html`<p>Objects of class ${f.walClass}: ${count(null)} until a scan of every scope shown completes.</p>`
       : html`<p>${count(n)} objects of class ${f.walClass}: counted exactly, not kept one by one.</p>`))(counted(f.walClass === 'backup-history' ? 'backup_history' : f.walClass))
     : '';
-  const body = html`<section><h2>WAL browser</h2>${filterForm(ctx, f)}</section>
+  const gapsOnly = (() => {
+    const q = new URLSearchParams();
+    if (ctx.repository != null) q.set('repository', ctx.repository);
+    if (f.server !== null) q.set('server', f.server);
+    q.set('class', 'gap');
+    return `/wals?${q.toString()}`;
+  })();
+  const body = html`<section><h2>WAL browser</h2>${filterForm(ctx, f)}${f.walClass === 'gap' ? '' : html`<p><a href="${gapsOnly}">Show only the gaps</a> (missing WAL).</p>`}</section>
 <section>${notes}<p class="muted">${rows.length} row${rows.length === 1 ? '' : 's'}, page ${page} of ${pages}.</p>
-<table><thead><tr><th>server</th><th>timeline</th><th>first WAL</th><th>last WAL</th><th>what</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>server</th><th>timeline</th><th>first WAL</th><th>last WAL</th><th>what</th></tr></thead><tbody>
 ${shown.map((r) => html`<tr><td><code>${r.server}</code></td><td>${r.timeline}</td><td><code>${r.first}</code></td><td><code>${r.last}</code></td><td>${r.what}</td></tr>`)}
-</tbody></table>
+</tbody></table></div>
 <p>${page > 1 ? html`<a href="${link(page - 1)}">previous</a>` : ''} ${page < pages ? html`<a href="${link(page + 1)}">next</a>` : ''}</p></section>`;
   return layout('WAL browser', ctx, body);
 }
@@ -636,7 +688,7 @@ ${shown.map((r) => html`<tr><td><code>${r.server}</code></td><td>${r.timeline}</
 function filterForm(ctx: PageContext, f: WalFilter | null): Raw {
   return html`<form method="get" action="/wals">${ctx.repository == null ? '' : html`<input type="hidden" name="repository" value="${ctx.repository}">`}
 <label>Server<select name="server"><option value="">all</option>${ctx.scopes.map((v) => html`<option${f?.server === v.server ? raw(' selected') : ''}>${v.server}</option>`)}</select></label>
-<label>Class<select name="class"><option value="">all</option>${WAL_CLASSES.map((c) => html`<option${f?.walClass === c ? raw(' selected') : ''}>${c}</option>`)}</select></label>
+<label>Class<select name="class"><option value="">all</option>${WAL_CLASSES.map((c) => html`<option value="${c}"${f?.walClass === c ? raw(' selected') : ''}>${c === 'gap' ? 'gap (missing WAL only)' : c}</option>`)}</select></label>
 <label>Timeline<input name="timeline" inputmode="numeric" size="6" value="${f?.timeline ?? ''}"></label>
 <label>From WAL<input name="from" size="26" maxlength="24" value="${f?.from ?? ''}"></label>
 <label>To WAL<input name="to" size="26" maxlength="24" value="${f?.to ?? ''}"></label>

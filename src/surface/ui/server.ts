@@ -29,6 +29,13 @@ export interface RepositoryPages {
   readonly minimumRedundancy: number | null;
   /** `EXPECTED_MAX_ARCHIVE_LAG` in seconds, null when not configured. */
   readonly maxArchiveLagSeconds: number | null;
+  /**
+   * What the pages call the repository (REPOSITORY_NAME, or `displayNameOf(destination)`: its bucket
+   * or container and prefix, never a credential); absent or null, the pages name none.
+   */
+  readonly displayName?: string | null;
+  /** The listing so far of a first scan still running (its BudgetMeter's pages and objects); null once every scope has published one. */
+  readonly progress?: () => { readonly pages: number; readonly objects: number } | null;
 }
 
 export interface StandaloneServerOptions {
@@ -147,6 +154,8 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     minimumRedundancy: r?.minimumRedundancy ?? null,
     maxArchiveLagSeconds: r?.maxArchiveLagSeconds ?? null,
     demo: o.demo,
+    name: r?.displayName ?? null,
+    progress: r?.progress?.() ?? null,
     ...(fleet ? { repository: r?.name ?? null } : {}),
   });
   const html_ = 'text/html; charset=utf-8';
