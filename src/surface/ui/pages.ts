@@ -1,15 +1,20 @@
 /**
  * The standalone pages, rendered on the server from the last publication of each scope: `/` (the
- * inventory: with more than one server a fleet table first; per server the operator's four
+ * inventory: the repository's display name, what structural evidence is and one observed recovery
+ * window per server (glance-view.ts); with more than one server a fleet table first; per server the operator's four
  * questions at the top (newest WAL received by the store's clock, the archive lag against its
  * expectation, the backup to restore from for the newest timeline and why not a newer one, how
- * far its observed recovery coverage reaches), then freshness, totals, backups by kind with their
- * names, observed recovery coverage per timeline, a timeline picture, expectations, recent
- * objects) and `/wals` (the compact WAL evidence with filters). Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
+ * far its observed recovery coverage reaches), a note when receipt times are a bulk copy's and
+ * what to do for each reason code shown, then freshness, totals, backups by kind with their
+ * names (and a failed backup's recorded error), observed recovery coverage per timeline, a timeline picture, expectations, recent
+ * objects) and `/wals` (the compact WAL evidence with filters, `class=gap` for the missing runs
+ * only, each history's switchpoint). Byte counts in binary units, exact bytes in a title; wide
+ * tables scroll inside themselves so a 390 px screen never scrolls the page sideways. Plain HTML and one stylesheet whose hash the Content-Security-Policy names; no script.
  * While a publication is stale or holds no complete generation, every item's state is shown as
  * retained historical evidence, never as current health (the wire keeps the item states). Until
  * the first discovery of the destination has ended, every page says discovery is in progress, and
- * the server scopes are unknown, never "0".
+ * the server scopes are unknown, never "0"; while a first scan runs, every page shows its progress
+ * (pages and objects listed so far).
  */
 import { createHash } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../../contract/collections.ts';
