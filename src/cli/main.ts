@@ -3,11 +3,13 @@
  * the command. Owns the fixed production paths; the process exit codes are the table in
  * `exit-codes.ts` (docs/configuration.md).
  */
+import { homedir } from 'node:os';
 import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
 import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import type { FleetRepository } from './config/fleet-file.ts';
 import { describeConfig } from './config/describe.ts';
+import { nearMisses } from './config/near-miss.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import type { FailOnLevel, ScanOptions, ScanOutput } from './commands/scan.ts';
 
@@ -49,30 +51,50 @@ commands:
 const SCAN_OUTPUTS = { json: true, openmetrics: true, text: true } as const satisfies Record<ScanOutput, true>;
 const FAIL_ON_LEVELS = { warning: true, unknown: true, unhealthy: true } as const satisfies Record<FailOnLevel, true>;
 
+const COMMANDS = ['check-config', 'scan', 'console', 'probe', 'version', 'help'] as const;
+const SCAN_OPTIONS = ['--output', '--previous', '--save', '--fail-on'] as const;
+
+/** A word the operator typed, shown back only when it is a plain word (never a path or a secret-like text). */
+const shown = (word: string): string => (/^-{0,2}[A-Za-z][A-Za-z0-9-]{0,31}$/.test(word) ? `"${word}"` : 'given');
+
+/** ` (did you mean scan?)` when `word` is within two edits of one of `known`. */
+function meant(word: string, known: readonly string[]): string {
+  const [best] = nearMisses(word, known);
+  return best === undefined ? '' : ` (did you mean ${best}?)`;
+}
+
 /**
  * `viewer scan`'s options: `--output <format>`, `--previous <file>`, `--save <file>` and
- * `--fail-on <level>`, each at most once, as `--name value` or `--name=value`; null for anything
- * else (an unknown level says so on stderr first).
+ * `--fail-on <level>`, each at most once, as `--name value` or `--name=value`; otherwise the one
+ * line naming the mistake (printed before the usage).
  */
-function scanOptions(args: readonly string[]): ScanOptions | null {
+function scanOptions(args: readonly string[]): ScanOptions | string {
   const given = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     const m = /^--(output|previous|save|fail-on)(?:=(.*))?$/.exec(arg);
-    if (m === null) return null;
+    if (m === null) {
+      const option = /^(--?[^=]*)/.exec(arg)?.[1];
+      return option === undefined ? `scan takes no argument ${shown(arg)}; it takes only options` : `scan has no option ${shown(option)}${meant(option, SCAN_OPTIONS)}`;
+    }
     const name = m[1] ?? '';
     const value = m[2] ?? args[++i];
-    if (value === undefined || value === '' || given.has(name)) return null;
+    if (value === undefined || value === '') return `scan --${name} needs a value`;
+    if (given.has(name)) return `scan --${name} is given twice`;
     given.set(name, value);
   }
   const output = given.get('output') ?? 'json';
-  if (!Object.hasOwn(SCAN_OUTPUTS, output)) return null;
+  if (!Object.hasOwn(SCAN_OUTPUTS, output)) return `scan --output ${shown(output)} is no output format: json, openmetrics or text${meant(output, Object.keys(SCAN_OUTPUTS))}`;
   const failOn = given.get('fail-on') ?? null;
-  if (failOn !== null && !Object.hasOwn(FAIL_ON_LEVELS, failOn)) {
-    process.stderr.write('viewer: scan --fail-on takes warning, unknown or unhealthy\n');
-    return null;
-  }
+  if (failOn !== null && !Object.hasOwn(FAIL_ON_LEVELS, failOn)) return 'scan --fail-on takes warning, unknown or unhealthy';
   return { output: output as ScanOutput, previous: given.get('previous') ?? null, save: given.get('save') ?? null, failOn: failOn as FailOnLevel | null };
+}
+
+/** The one line naming a usage mistake outside `scan`'s options, or `null` when the command line is usable. */
+function usageMistake(command: string | undefined, rest: readonly string[]): string | null {
+  if (command === undefined || command === 'scan') return null;
+  if (!(COMMANDS as readonly string[]).includes(command)) return `unknown command ${shown(command)}${meant(command, COMMANDS)}`;
+  return rest.length > 0 ? `${command} takes no arguments` : null;
 }
 
 function loadConfig(): Config | null {
@@ -121,10 +143,12 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
     process.stdout.write(`viewer ${PRODUCER_VERSION}\n`);
     return EXIT.ok;
   }
-  // Only `scan` takes arguments; a usage error is found before the environment is read.
+  // Only `scan` takes arguments; a usage error is found before the environment is read, named in
+  // one line before the usage.
   const scan = command === 'scan' ? scanOptions(rest) : null;
-  if ((command === 'scan' ? scan === null : rest.length > 0) || (command !== undefined && command !== 'check-config' && command !== 'scan' && command !== 'probe' && command !== 'console')) {
-    process.stderr.write(USAGE);
+  const mistake = typeof scan === 'string' ? scan : usageMistake(command, rest);
+  if (mistake !== null) {
+    process.stderr.write(`viewer: ${mistake}\n${USAGE}`);
     return EXIT.usage;
   }
   // The probe reads nothing but the token file: it must work in any environment.
@@ -142,7 +166,7 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  if (command === 'scan') return (await commands.scan())(config, stop.signal, scan ?? undefined);
+  if (command === 'scan') return (await commands.scan())(config, stop.signal, typeof scan === 'object' && scan !== null ? scan : undefined);
   const code = config.mode === 'sidecar' ? await (await commands.sidecar())(config, SIDECAR_SOCKET_PATH, stop.signal) : await (await commands.standalone())(config, stop.signal, fleet === null ? {} : { fleet });
   // The server has shut down. A store request its SDK cannot cancel (Cloud Storage's takes no
   // signal) would keep the process alive until the SDK's own timeouts, past the grace period: once
@@ -154,4 +178,22 @@ async function main(argv: readonly string[]): Promise<ExitCode> {
 /** How long a shut-down server waits for its last writes before the process ends. */
 const SHUTDOWN_DRAIN_MS = 500;
 
+/**
+ * A process without a home directory (HOME unset or empty, and a uid without a passwd entry:
+ * systemd's DynamicUser, an arbitrary container uid) gets `HOME=/nonexistent`, the conventional
+ * home of users without one (D-103). The cloud SDKs' ambient chains look for their shared files
+ * under the home (`~/.aws`, `~/.azure`, `~/.config/gcloud`); asked for a home that cannot be found,
+ * the AWS SDK throws from a promise nobody awaits and the process dies. With this they find no
+ * shared file, which is the truth. Explicit credential modes never look (s3-driver.ts).
+ */
+function provideHome(): void {
+  if ((process.env['HOME'] ?? '') !== '') return;
+  try {
+    homedir();
+  } catch {
+    process.env['HOME'] = '/nonexistent';
+  }
+}
+
+provideHome();
 process.exitCode = await main(process.argv.slice(2));

@@ -8,7 +8,8 @@
  */
 import { ViewerError } from '../common/errors.ts';
 import type { StoreDriver } from '../store/driver.ts';
-import type { Config } from './config/config.ts';
+import { trustCaFile } from '../store/trust.ts';
+import { providerNamed, type Config } from './config/config.ts';
 
 // Each provider's SDK loads only when a configuration names it: importing all three costs about
 // 0.3 s more at every start, which a one-shot `viewer scan` would pay for nothing.
@@ -16,6 +17,8 @@ import type { Config } from './config/config.ts';
 export async function createDriver(config: Config): Promise<StoreDriver> {
   const destination = config.destination;
   if (destination === null) throw new ViewerError('invalid_configuration', 'no destination is configured');
+  // STORE_CA_FILE joins the trusted roots before any client exists (once per process).
+  if (config.caFile !== null) await trustCaFile(config.caFile);
   const c = config.credentials;
   if (destination.provider === 'store-a' && (c.mode === 'static-files' || c.mode === 'web-identity' || c.mode === 'ambient')) {
     const { createS3Driver } = await import('../store/s3/s3-driver.ts');
@@ -38,5 +41,5 @@ export async function createDriver(config: Config): Promise<StoreDriver> {
     const { createGcsDriver } = await import('../store/gcs/gcs-driver.ts');
     return createGcsDriver({ bucket: destination.bucket, endpoint: config.endpointUrl, credentials: c });
   }
-  throw new ViewerError('invalid_configuration', `provider ${destination.provider} is not available with these credentials`);
+  throw new ViewerError('invalid_configuration', `provider ${providerNamed(destination.provider)} is not available with these credentials`);
 }

@@ -45,6 +45,27 @@ export function providerOfUrl(url: string): Provider | null {
   return null;
 }
 
+const AZURE_FORM = 'https://<account>.blob.core.windows.net/<container>[/path] (store-b, Azure Blob Storage)';
+const S3_FORM = 's3://bucket[/path] (store-a, S3 and S3-compatible stores; an S3-compatible store\'s origin goes in STORE_ENDPOINT_URL)';
+const GCS_FORM = 'gs://bucket[/path] (store-c, Google Cloud Storage)';
+
+/**
+ * The rule for a destination written in a form other tools use but Barman's cloud tools do not
+ * (Hadoop's `wasbs://` and `s3a://`, `azure://`, Cloud Storage's and S3's HTTPS object URLs):
+ * which form viewer expects instead. `null` for any other text. Never contains the URL.
+ */
+export function destinationFormHint(url: string): string | null {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
+  const host = /^https?:\/\/([^/?#:@]+)/i.exec(url)?.[1]?.toLowerCase() ?? '';
+  if (scheme === 'azure' || scheme === 'az' || scheme === 'abfs' || scheme === 'abfss') return `must be written ${AZURE_FORM}, the form Barman's cloud tools use (not ${scheme}://)`;
+  if (scheme === 'wasb' || scheme === 'wasbs') return `must be written ${AZURE_FORM}: a Hadoop ${scheme}://<container>@<account>.blob.core.windows.net/<path> URL names the same place`;
+  if (scheme === 's3a' || scheme === 's3n') return `must be written ${S3_FORM}: Hadoop's ${scheme}:// is s3:// to Barman`;
+  if (scheme === 'gcs') return `must be written ${GCS_FORM}`;
+  if ((scheme === 'https' || scheme === 'http') && (host === 'storage.googleapis.com' || host.endsWith('.storage.googleapis.com') || host === 'storage.cloud.google.com')) return `must be written ${GCS_FORM}, not as an HTTPS object URL`;
+  if ((scheme === 'https' || scheme === 'http') && /(^|\.)s3([.-][a-z0-9-]+)*\.amazonaws\.com$/.test(host)) return `must be written ${S3_FORM}, not as an HTTPS object URL`;
+  return null;
+}
+
 /** Splits a path into a prefix with validated segments; a single trailing `/` is tolerated. */
 function prefixOf(segments: readonly string[]): string | null {
   const parts = segments.at(-1) === '' ? segments.slice(0, -1) : segments;
@@ -92,13 +113,13 @@ export function parseDestination(url: string, provider: Provider): DestinationRe
   if (/[?#]/.test(url) || /^[a-z0-9]+:\/\/[^/]*@/i.test(url)) return fail('must not carry credentials, a query or a fragment');
   switch (provider) {
     case 'store-a':
-      if (!url.startsWith('s3://')) return fail('must be an s3://bucket[/path] URL for store-a');
+      if (!url.startsWith('s3://')) return fail(destinationFormHint(url) ?? 'must be an s3://bucket[/path] URL for store-a (S3 and S3-compatible stores)');
       return bucketAndPrefix(provider, url.slice('s3://'.length), S3_BUCKET, 'S3 bucket');
     case 'store-c':
       if (url.startsWith('gs://')) return bucketAndPrefix(provider, url.slice('gs://'.length), GCS_BUCKET, 'GCS bucket');
       if (url.startsWith(GCS_CONSOLE)) return bucketAndPrefix(provider, url.slice(GCS_CONSOLE.length), GCS_BUCKET, 'GCS bucket');
-      return fail('must be a gs://bucket[/path] URL for store-c');
+      return fail(destinationFormHint(url) ?? 'must be a gs://bucket[/path] URL for store-c (Google Cloud Storage)');
     case 'store-b':
-      return parseAzure(url);
+      return /^https?:\/\//.test(url) ? parseAzure(url) : fail(destinationFormHint(url) ?? `must be an ${AZURE_FORM} URL`);
   }
 }

@@ -62,7 +62,7 @@ describe('viewer executable', () => {
   it('an unknown command is a usage error, not a start', () => {
     const r = run({}, ['restore']);
     assert.equal(r.status, 64);
-    assert.match(r.stderr, /^usage: viewer/);
+    assert.match(r.stderr, /^viewer: unknown command "restore"\nusage: viewer/);
   });
 
   it('runs on Node 24', () => {

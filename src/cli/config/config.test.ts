@@ -338,7 +338,7 @@ describe('valid configurations', () => {
     assert.ok(known.ok && known.warnings.length === 0, 'METRICS_LABELS is a viewer variable');
     const near = parseConfig({ ...STANDALONE, METRICS_LABEL: 'env=prod' });
     assert.ok(near.ok);
-    if (near.ok) assert.deepEqual(near.warnings, ['METRICS_LABEL: not a viewer variable; ignored (check the spelling)']);
+    if (near.ok) assert.deepEqual(near.warnings, ['METRICS_LABEL: not a viewer variable; ignored (did you mean METRICS_LABELS?)']);
   });
 
   it('METRICS_LABELS: each broken rule is refused naming the variable, the entry and the rule, never the name or value', () => {
@@ -392,7 +392,7 @@ describe('valid configurations', () => {
     assert.ok(known.ok && known.warnings.length === 0, 'FLEET_FILE, FLEET_CONCURRENCY and METRICS_ADDR are viewer variables');
     const near = parseConfig({ FLEET_FIlE: '/etc/viewer/fleet.yaml', FLEET_FILES: '/etc/viewer/fleet.yaml' });
     assert.ok(near.ok);
-    if (near.ok) assert.deepEqual(near.warnings, ['FLEET_FILES: not a viewer variable; ignored (check the spelling)', 'FLEET_FIlE: not a viewer variable; ignored (check the spelling)']);
+    if (near.ok) assert.deepEqual(near.warnings, ['FLEET_FILES: not a viewer variable; ignored (did you mean FLEET_FILE?)', 'FLEET_FIlE: not a viewer variable; ignored (did you mean FLEET_FILE?)']);
   });
 
   it('FLEET_FILE: every repository variable beside it is refused at once, each with the rule that sends it to the fleet file', () => {
@@ -424,11 +424,56 @@ describe('valid configurations', () => {
   it('a misspelt viewer-looking variable is a warning, not silence', () => {
     const result = parseConfig({ ...STANDALONE, STORE_ACESS_KEY_ID_FILE: '/a' });
     assert.ok(result.ok);
-    if (result.ok) assert.deepEqual(result.warnings, ['STORE_ACESS_KEY_ID_FILE: not a viewer variable; ignored (check the spelling)']);
+    if (result.ok) assert.deepEqual(result.warnings, ['STORE_ACESS_KEY_ID_FILE: not a viewer variable; ignored (did you mean STORE_ACCESS_KEY_ID_FILE?)']);
   });
 
   it('lists every violated rule at once', () => {
     const violations = refused({ ...SIDECAR_STATIC, LISTEN_ADDR: '', ALLOW_DOWNLOAD: 'true', CLUSTER_UID: undefined });
     assert.deepEqual(violations.map((v) => v.variable).sort(), ['ALLOW_DOWNLOAD', 'CLUSTER_UID', 'LISTEN_ADDR']);
+  });
+
+  it('warns for an unknown variable within two edits of a known one, whatever its prefix (issue 26)', () => {
+    const result = parseConfig({ ...STANDALONE, REPOSITRY_FORMAT: 'stanza-repository', LISTEN_ADR: ':8080', HOME: '/root', PATH: '/bin' });
+    assert.ok(result.ok);
+    if (result.ok) {
+      assert.deepEqual(result.warnings, [
+        'LISTEN_ADR: not a viewer variable; ignored (did you mean LISTEN_ADDR?)',
+        'REPOSITRY_FORMAT: not a viewer variable; ignored (did you mean REPOSITORY_FORMAT?)',
+      ]);
+    }
+  });
+
+  it('names what each neutral provider identifier stands for', () => {
+    const [v] = refused({ ...STANDALONE, PROVIDER: 'azure' });
+    assert.equal(v?.rule, 'must be store-a (S3 and S3-compatible stores), store-b (Azure Blob Storage) or store-c (Google Cloud Storage)');
+    const [w] = refused({ DESTINATION_PATH: 'https://acme.blob.core.windows.net/backups/pg', STORE_REGION: 'eu-west-1' });
+    assert.equal(w?.rule, 'applies to store-a (S3 and S3-compatible stores) only (PROVIDER is store-b (Azure Blob Storage))');
+  });
+
+  it('answers the URL forms of other tools with the form viewer expects, not "PROVIDER is required"', () => {
+    const cases: [string, RegExp][] = [
+      ['azure://acme/backups/pg', /^must be written https:\/\/<account>\.blob\.core\.windows\.net\/<container>\[\/path\] \(store-b, Azure Blob Storage\)/],
+      ['wasbs://backups@acme.blob.core.windows.net/pg', /Hadoop wasbs:\/\/<container>@<account>/],
+      ['s3a://acme-backups/pg', /^must be written s3:\/\/bucket\[\/path\] \(store-a, S3/],
+      ['https://storage.googleapis.com/acme-backups/pg', /^must be written gs:\/\/bucket\[\/path\] \(store-c, Google Cloud Storage\), not as an HTTPS object URL$/],
+      ['https://acme-backups.s3.eu-west-1.amazonaws.com/pg', /^must be written s3:\/\/bucket/],
+    ];
+    for (const [url, rule] of cases) {
+      const violations = refused({ DESTINATION_PATH: url });
+      assert.deepEqual(violations.map((v) => v.variable), ['DESTINATION_PATH'], url);
+      assert.match(violations[0]?.rule ?? '', rule, url);
+    }
+    // With PROVIDER set, the same hint replaces the bare form rule.
+    assert.match(refused({ DESTINATION_PATH: 's3a://acme-backups/pg', PROVIDER: 'store-a' })[0]?.rule ?? '', /Hadoop's s3a:\/\/ is s3:\/\/ to Barman/);
+    // The emulator form without PROVIDER says which provider it may be.
+    assert.match(refused({ DESTINATION_PATH: 'http://127.0.0.1:10000/devstoreaccount1/backups' })[0]?.rule ?? '', /Azure emulator form: PROVIDER=store-b/);
+  });
+
+  it('STORE_CA_FILE: a clean absolute path for any provider, in both modes', () => {
+    assert.equal(accepted({ ...STANDALONE, STORE_CA_FILE: '/etc/viewer/ca.pem' }).caFile, '/etc/viewer/ca.pem');
+    assert.equal(accepted({ ...SIDECAR_STATIC, STORE_CA_FILE: '/etc/viewer/ca.pem' }).caFile, '/etc/viewer/ca.pem');
+    assert.equal(accepted({ DESTINATION_PATH: 'gs://acme-backups/pg', STORE_CA_FILE: '/etc/ca.pem' }).caFile, '/etc/ca.pem');
+    assert.equal(accepted(STANDALONE).caFile, null);
+    assert.deepEqual(refused({ ...STANDALONE, STORE_CA_FILE: 'ca.pem' }).map((v) => v.variable), ['STORE_CA_FILE']);
   });
 });

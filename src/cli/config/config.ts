@@ -25,8 +25,9 @@ import {
 } from '../../contract/primitives.ts';
 import type { RepositoryFormat, RetentionPolicy } from '../../format/seam.ts';
 import { formatNamed } from '../formats.ts';
-import { parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';
+import { destinationFormHint, parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';
 import { EnvReader, type ConfigViolation, type Env } from './env-reader.ts';
+import { nearMisses } from './near-miss.ts';
 
 export type { ConfigViolation, Env } from './env-reader.ts';
 
@@ -87,6 +88,11 @@ interface CommonConfig {
   readonly region: string | null;
   /** S3-compatible, emulator or private endpoint; path-style addressing for store-a when set. */
   readonly endpointUrl: string | null;
+  /**
+   * `STORE_CA_FILE`: a PEM bundle added to the trusted roots of the store's TLS connections (any
+   * provider; process-wide, so shared by a fleet's repositories); `null` trusts Node's defaults.
+   */
+  readonly caFile: string | null;
   readonly retention: RetentionExpectation;
   readonly refreshIntervalSeconds: number;
   readonly freshnessThresholdSeconds: number;
@@ -148,13 +154,16 @@ export type ConfigResult =
   | { readonly ok: true; readonly config: Config; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly violations: readonly ConfigViolation[] };
 
-/** Every variable viewer reads; a near-miss of these (same prefix, unknown name) earns a warning. */
+/**
+ * Every variable viewer reads. An unknown variable within two edits of one of these (whatever its
+ * prefix), or with one of `WATCHED_PREFIXES`, earns a warning naming the variable it may mean.
+ */
 export const KNOWN_VARIABLES = [
   'RUNTIME_MODE', 'REPOSITORY_FORMAT', 'PROVIDER', 'DESTINATION_PATH', 'ARCHIVE_SERVER_NAMES',
   'EVIDENCE_TOKEN_FILE', 'CLUSTER_NAMESPACE', 'CLUSTER_UID', 'CLUSTER_NAME',
   'STORE_CREDENTIAL_MODE', 'STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE', 'STORE_SESSION_TOKEN_FILE',
   'STORE_REGION', 'STORE_WEB_IDENTITY_TOKEN_FILE', 'STORE_ROLE_ARN', 'STORE_ENDPOINT_URL',
-  'STORE_CONNECTION_STRING_FILE', 'STORE_SERVICE_ACCOUNT_KEY_FILE',
+  'STORE_CONNECTION_STRING_FILE', 'STORE_SERVICE_ACCOUNT_KEY_FILE', 'STORE_CA_FILE',
   'LISTEN_ADDR', 'TRUSTED_USER_HEADER', 'ALLOW_DOWNLOAD', 'WAL_PAGE_SIZE',
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
@@ -234,17 +243,37 @@ function parseCluster(r: EnvReader, mode: RuntimeMode): ClusterIdentity | null {
   return { namespace, uid, name: name ?? null };
 }
 
+/** What each of the spec's neutral provider identifiers stands for, as messages name them. */
+export const PROVIDER_NAMES: Readonly<Record<Provider, string>> = {
+  'store-a': 'S3 and S3-compatible stores',
+  'store-b': 'Azure Blob Storage',
+  'store-c': 'Google Cloud Storage',
+};
+
+/** `store-b (Azure Blob Storage)`. */
+export const providerNamed = (p: Provider): string => `${p} (${PROVIDER_NAMES[p]})`;
+
+const PROVIDER_CHOICES = `${PROVIDERS.slice(0, -1).map(providerNamed).join(', ')} or ${providerNamed(PROVIDERS[PROVIDERS.length - 1] as Provider)}`;
+
 function parseProvider(r: EnvReader, mode: RuntimeMode, url: string | undefined): Provider | undefined {
   if (mode === 'sidecar') {
-    const p = r.required('PROVIDER', 'in sidecar mode');
-    if (p !== undefined && p !== 'store-a') r.violate('PROVIDER', 'must be store-a in sidecar mode');
+    const p = r.required('PROVIDER', `in sidecar mode (${providerNamed('store-a')})`);
+    if (p !== undefined && p !== 'store-a') r.violate('PROVIDER', `must be ${providerNamed('store-a')} in sidecar mode`);
     return p === 'store-a' ? p : undefined;
   }
-  const explicit = r.oneOf('PROVIDER', PROVIDERS);
-  if (explicit !== undefined || r.isSet('PROVIDER')) return explicit;
+  const given = r.string('PROVIDER');
+  if (given !== undefined && !(PROVIDERS as readonly string[]).includes(given)) {
+    r.violate('PROVIDER', `must be ${PROVIDER_CHOICES}`);
+    return undefined;
+  }
+  if (given !== undefined || r.isSet('PROVIDER')) return given as Provider | undefined;
   if (url === undefined) return 'store-a';
   const inferred = providerOfUrl(url);
-  if (inferred === null) r.violate('PROVIDER', 'is required when DESTINATION_PATH does not name its provider');
+  if (inferred === null) {
+    const hint = destinationFormHint(url);
+    if (hint !== null) r.violate('DESTINATION_PATH', hint);
+    else r.violate('PROVIDER', `is required when DESTINATION_PATH does not name its provider (an http(s)://host/<account>/<container> URL is the Azure emulator form: PROVIDER=store-b; an S3-compatible store takes s3://bucket[/path] with STORE_ENDPOINT_URL=http(s)://host:port)`);
+  }
   return inferred ?? undefined;
 }
 
@@ -265,12 +294,12 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
   if (r.isSet('STORE_CREDENTIAL_MODE') && declared === undefined) return undefined;
 
   if (provider !== 'store-a') {
-    for (const v of [...S3_FILE_VARIABLES, ...WEB_IDENTITY_VARIABLES, 'STORE_REGION']) r.forbid(v, 'applies to store-a only');
+    for (const v of [...S3_FILE_VARIABLES, ...WEB_IDENTITY_VARIABLES, 'STORE_REGION']) r.forbid(v, `applies to ${providerNamed('store-a')} only (PROVIDER is ${providerNamed(provider)})`);
     const fileVar = provider === 'store-b' ? 'STORE_CONNECTION_STRING_FILE' : 'STORE_SERVICE_ACCOUNT_KEY_FILE';
-    r.forbid(provider === 'store-b' ? 'STORE_SERVICE_ACCOUNT_KEY_FILE' : 'STORE_CONNECTION_STRING_FILE', `does not apply to ${provider}`);
+    r.forbid(provider === 'store-b' ? 'STORE_SERVICE_ACCOUNT_KEY_FILE' : 'STORE_CONNECTION_STRING_FILE', `does not apply to ${providerNamed(provider)}`);
     // Azure's endpoint is the destination's account URL (or the emulator origin it names) or the
     // connection string's: a second source would be ignored or contradict them.
-    if (provider === 'store-b') r.forbid('STORE_ENDPOINT_URL', 'does not apply to store-b: its endpoint comes from DESTINATION_PATH or the connection string');
+    if (provider === 'store-b') r.forbid('STORE_ENDPOINT_URL', `does not apply to ${providerNamed('store-b')}: its endpoint comes from DESTINATION_PATH or the connection string`);
     const effective = declared ?? (r.isSet(fileVar) ? 'static-files' : 'ambient');
     if (effective === 'ambient') {
       r.forbid(fileVar, 'must not be set with STORE_CREDENTIAL_MODE=ambient');
@@ -283,8 +312,8 @@ function parseCredentials(r: EnvReader, mode: RuntimeMode, provider: Provider | 
     return provider === 'store-b' ? { mode: 'connection-string-file', file } : { mode: 'service-account-file', file };
   }
 
-  r.forbid('STORE_CONNECTION_STRING_FILE', 'does not apply to store-a');
-  r.forbid('STORE_SERVICE_ACCOUNT_KEY_FILE', 'does not apply to store-a');
+  r.forbid('STORE_CONNECTION_STRING_FILE', `applies to ${providerNamed('store-b')} only (PROVIDER is ${providerNamed('store-a')})`);
+  r.forbid('STORE_SERVICE_ACCOUNT_KEY_FILE', `applies to ${providerNamed('store-c')} only (PROVIDER is ${providerNamed('store-a')})`);
   const anyFile = S3_FILE_VARIABLES.some((v) => r.isSet(v));
   const effective = declared ?? (anyFile ? 'static-files' : 'ambient');
   switch (effective) {
@@ -481,12 +510,21 @@ function parseMetricsLabels(r: EnvReader): MetricsLabel[] {
   return broken ? [] : labels;
 }
 
-function warningsFor(env: Env): string[] {
+/**
+ * One warning per unknown variable that looks meant for viewer: within two edits of a variable
+ * viewer reads (whatever its prefix: `REPOSITRY_FORMAT`), or with a prefix of viewer's own. Names
+ * only, never a value.
+ */
+export function warningsFor(env: Env): string[] {
   const known = new Set<string>(KNOWN_VARIABLES);
-  return Object.keys(env)
-    .filter((k) => !known.has(k) && WATCHED_PREFIXES.some((p) => k.startsWith(p)))
-    .sort()
-    .map((k) => `${k}: not a viewer variable; ignored (check the spelling)`);
+  const warnings: string[] = [];
+  for (const k of Object.keys(env).sort()) {
+    if (known.has(k)) continue;
+    const [meant] = nearMisses(k, KNOWN_VARIABLES);
+    if (meant !== undefined) warnings.push(`${k}: not a viewer variable; ignored (did you mean ${meant}?)`);
+    else if (WATCHED_PREFIXES.some((p) => k.startsWith(p))) warnings.push(`${k}: not a viewer variable; ignored (check the spelling)`);
+  }
+  return warnings;
 }
 
 /**
@@ -523,6 +561,7 @@ export function parseConfig(env: Env): ConfigResult {
   const credentials = parseCredentials(r, mode, provider);
   const region = provider === 'store-a' ? (r.pattern('STORE_REGION', REGION, 'a region name such as eu-west-1') ?? null) : null;
   const endpointUrl = parseEndpoint(r);
+  const caFile = r.absolutePath('STORE_CA_FILE') ?? null;
   const retention = parseRetention(r, formatNamed(format));
   const walPageSize = r.integer('WAL_PAGE_SIZE', 1, 1000) ?? DEFAULTS.walPageSize;
 
@@ -554,7 +593,7 @@ export function parseConfig(env: Env): ConfigResult {
       return { ok: false, violations: r.violations };
     }
     const config: SidecarConfig = {
-      mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl,
+      mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl, caFile,
       retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels,
     };
     return { ok: true, config, warnings: warningsFor(env) };
@@ -580,7 +619,7 @@ export function parseConfig(env: Env): ConfigResult {
     return { ok: false, violations: r.violations };
   }
   const config: StandaloneConfig = {
-    mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, retention,
+    mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, caFile, retention,
     refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels, listen, trustedUserHeader, allowDownload,
     fleetFile, fleetConcurrency, metricsListen,
   };

@@ -9,6 +9,7 @@ import { open } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { destinationFingerprint } from '../../publication/fingerprint.ts';
 import type { Destination } from '../../store/destination.ts';
+import { editDistance } from './near-miss.ts';
 import {
   KNOWN_VARIABLES,
   MAX_METRICS_LABELS,
@@ -265,21 +266,6 @@ function nearestField(key: string): string | null {
     if (d < bestDistance) [best, bestDistance] = [field, d];
   }
   return best;
-}
-
-/** Levenshtein distance, or `limit` once it is certain to reach it. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) >= limit) return limit;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      row.push(Math.min((previous[j] ?? limit) + 1, (row[j - 1] ?? limit) + 1, (previous[j - 1] ?? limit) + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    if (Math.min(...row) >= limit) return limit;
-    previous = row;
-  }
-  return Math.min(previous[b.length] ?? limit, limit);
 }
 
 /** A field's value as its variable's text; refusals for values of the wrong kind. */

@@ -21,7 +21,8 @@ import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, Store
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { compareKeyBytes } from '../key-order.ts';
 import { parseHttpDate } from '../store-time.ts';
-import { azureCustomerKeyRequired, toAzureStoreError } from './classify.ts';
+import { hostPort } from '../network-errors.ts';
+import { azureCustomerKeyRequired, toAzureStoreError as classified } from './classify.ts';
 
 export type AzureCredentials =
   | { readonly mode: 'connection-string-file'; readonly file: string }
@@ -50,7 +51,7 @@ export function azureAccountUrl(destination: Pick<Destination, 'account' | 'emul
 
 async function connectionString(c: Exclude<AzureCredentials, { mode: 'default-chain' }>): Promise<string> {
   // A connection string is printable ASCII; spaces may appear in its values.
-  return c.mode === 'connection-string' ? c.value : readCredentialFile(c.file, /^[\x20-\x7e]+$/);
+  return c.mode === 'connection-string' ? c.value : readCredentialFile(c.file, /^[\x20-\x7e]+$/, 'STORE_CONNECTION_STRING_FILE');
 }
 
 async function serviceClient(c: AzureCredentials): Promise<BlobServiceClient> {
@@ -78,6 +79,8 @@ async function serviceClient(c: AzureCredentials): Promise<BlobServiceClient> {
 
 export async function createAzureDriver(options: AzureDriverOptions): Promise<StoreDriver> {
   const container: ContainerClient = (await serviceClient(options.credentials)).getContainerClient(options.container);
+  const endpoint = hostPort(container.url);
+  const toAzureStoreError = (error: unknown, signal?: AbortSignal) => classified(error, signal, endpoint);
   const abort = (signal: AbortSignal) => {
     if (signal.aborted) throw toAzureStoreError(new Error('aborted'), signal);
   };

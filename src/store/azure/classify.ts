@@ -17,9 +17,9 @@
  * is encrypted with a customer-provided key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
-import { StoreError } from '../../common/errors.ts';
+import { failureDetail, StoreError, type FailureDetail } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
-import { networkCategory } from '../network-errors.ts';
+import { LOCAL_CAUSES, localFailure, networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 // `@azure/identity` error names (its classes are matched by name, as its own chain does).
@@ -47,6 +47,8 @@ const BY_CODE: Record<string, FailureCategory> = {
 export function azureFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
   const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
+  const local = localFailure(error);
+  if (local !== null) return local.category;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
   if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return 'authentication';
   // The SDK decodes a listed name sent `Encoded="true"` with decodeURIComponent: a malformed one throws.
@@ -84,7 +86,23 @@ export function azureCustomerKeyRequired(error: unknown, signal?: AbortSignal): 
 
 const CPK_CODE = 'BlobUsesCustomerSpecifiedEncryption';
 
-export function toAzureStoreError(error: unknown, signal?: AbortSignal): StoreError {
+/**
+ * What points at the cause (`FailureDetail`): the service's error code (`x-ms-error-code`), the
+ * SDK's own code (`REQUEST_SEND_ERROR`) or Node's, or the credential chain's error name; the HTTP
+ * status; `endpoint` (`host:port` of the account, given by the driver); the local cause. Never the
+ * message.
+ */
+export function azureFailureDetail(error: unknown, signal: AbortSignal | undefined, endpoint: string | null): FailureDetail | null {
+  if (abortCategory(signal, error) !== null) return null;
+  const local = localFailure(error);
+  if (local !== null) return failureDetail({ errorName: local.code, endpoint, localCause: local.cause });
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
+  if (e.name === 'CredentialUnavailableError' || e.name === 'AggregateAuthenticationError') return failureDetail({ errorName: e.name, localCause: LOCAL_CAUSES.noCredentials });
+  if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return failureDetail({ errorName: e.name, httpStatus: e.statusCode });
+  return failureDetail({ errorName: typeof e.code === 'string' ? e.code : e.name === 'RestError' || e.name === 'Error' ? null : e.name, httpStatus: e.statusCode, endpoint });
+}
+
+export function toAzureStoreError(error: unknown, signal?: AbortSignal, endpoint: string | null = null): StoreError {
   const category = azureFailureCategory(error, signal);
-  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error, detail: azureFailureDetail(error, signal, endpoint) });
 }

@@ -12,9 +12,9 @@
  * is encrypted with a customer-supplied key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
-import { StoreError } from '../../common/errors.ts';
+import { failureDetail, StoreError, type FailureDetail } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
-import { networkCategory } from '../network-errors.ts';
+import { LOCAL_CAUSES, localFailure, networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_REASON: Record<string, FailureCategory> = {
@@ -32,6 +32,9 @@ const BY_REASON: Record<string, FailureCategory> = {
 export function gcsFailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
   const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
+  const local = localFailure(error);
+  if (local !== null) return local.category;
+  if (noDefaultCredentials(error)) return 'authentication';
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; errors?: unknown };
   const reasons = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x.reason) : [];
   for (const r of reasons) if (typeof r === 'string' && BY_REASON[r] !== undefined) return BY_REASON[r];
@@ -79,7 +82,31 @@ export function gcsCustomerKeyRequired(error: unknown, signal?: AbortSignal): bo
   return reasons.includes(KEY_REQUIRED_REASON) || bodyReasons(e.message).includes(KEY_REQUIRED_REASON);
 }
 
-export function toGcsStoreError(error: unknown, signal?: AbortSignal): StoreError {
+/**
+ * google-auth-library found no Application Default Credentials: a plain `Error` whose message
+ * starts with its own fixed text. The message is matched here only, never passed on.
+ */
+function noDefaultCredentials(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('Could not load the default credentials');
+}
+
+/**
+ * What points at the cause (`FailureDetail`): the error body's first `errors[].reason`
+ * (`forbidden`, `notFound`) or Node's system code, the HTTP status, `endpoint` (`host:port`, given
+ * by the driver) and the local cause. Never the message.
+ */
+export function gcsFailureDetail(error: unknown, signal: AbortSignal | undefined, endpoint: string | null): FailureDetail | null {
+  if (abortCategory(signal, error) !== null) return null;
+  const local = localFailure(error);
+  if (local !== null) return failureDetail({ errorName: local.code, endpoint, localCause: local.cause });
+  if (noDefaultCredentials(error)) return failureDetail({ localCause: LOCAL_CAUSES.noCredentials });
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; errors?: unknown };
+  const reason = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x?.reason).find((r) => typeof r === 'string') : undefined;
+  const name = reason ?? (typeof e.code === 'string' ? e.code : e.name === 'Error' ? null : e.name);
+  return failureDetail({ errorName: name, httpStatus: typeof e.code === 'number' ? e.code : undefined, endpoint });
+}
+
+export function toGcsStoreError(error: unknown, signal?: AbortSignal, endpoint: string | null = null): StoreError {
   const category = gcsFailureCategory(error, signal);
-  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error, detail: gcsFailureDetail(error, signal, endpoint) });
 }

@@ -18,7 +18,30 @@ import { compareKeyBytes } from '../key-order.ts';
 import { dateHeader } from '../store-time.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
-import { gcsCustomerKeyRequired, toGcsStoreError } from './classify.ts';
+import { failureDetail } from '../../common/errors.ts';
+import { readCredentialFile } from '../credential-file.ts';
+import { hostPort } from '../network-errors.ts';
+import { gcsCustomerKeyRequired, toGcsStoreError as classified } from './classify.ts';
+
+/**
+ * The service-account key file, read once here before the SDK reads it itself: a missing,
+ * unreadable or non-JSON file is a local `invalid_configuration` naming its variable, not a
+ * failure of the store (the SDK's own error would read as `unavailable` or `incompatible_format`).
+ */
+async function checkKeyFile(file: string): Promise<void> {
+  const text = await readCredentialFile(file, /\S/, 'STORE_SERVICE_ACCOUNT_KEY_FILE');
+  let key: unknown;
+  try {
+    key = JSON.parse(text);
+  } catch {
+    key = null;
+  }
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) {
+    throw new StoreError('invalid_configuration', 'a credential file is empty or malformed', {
+      detail: failureDetail({ localCause: 'STORE_SERVICE_ACCOUNT_KEY_FILE names a file that is not a JSON key' }),
+    });
+  }
+}
 
 // With GOOGLE_SDK_NODE_LOGGING set, Google's client libraries write every authorized request and
 // its answer (object listings, token responses) to stderr. Their one log backend is switched off,
@@ -54,7 +77,10 @@ interface GcsListResponse {
   readonly nextPageToken?: unknown;
 }
 
-export function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver> {
+export async function createGcsDriver(options: GcsDriverOptions): Promise<StoreDriver> {
+  if (options.credentials.mode === 'service-account-file') await checkKeyFile(options.credentials.file);
+  const endpoint = hostPort(options.endpoint) ?? 'storage.googleapis.com:443';
+  const toGcsStoreError = (error: unknown, signal?: AbortSignal) => classified(error, signal, endpoint);
   const storage = new Storage({
     ...(options.endpoint === null ? {} : { apiEndpoint: options.endpoint, projectId: 'viewer' }),
     ...(options.credentials.mode === 'service-account-file' ? { keyFilename: options.credentials.file } : {}),

@@ -23,9 +23,9 @@
  * is stored with SSE-C, a customer-provided key, and the request carried none.
  */
 import type { FailureCategory } from '../../contract/primitives.ts';
-import { StoreError } from '../../common/errors.ts';
+import { failureDetail, StoreError, type FailureDetail } from '../../common/errors.ts';
 import { abortCategory } from '../abort.ts';
-import { networkCategory } from '../network-errors.ts';
+import { LOCAL_CAUSES, localFailure, networkCategory } from '../network-errors.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 
 const BY_CODE: Record<string, FailureCategory> = {
@@ -80,9 +80,12 @@ interface SdkErrorShape {
 export function s3FailureCategory(error: unknown, signal?: AbortSignal): FailureCategory {
   const aborted = abortCategory(signal, error);
   if (aborted !== null) return aborted;
+  const local = localFailure(error);
+  if (local !== null) return local.category;
   const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
   const name = typeof e.name === 'string' ? e.name : '';
   if (name === 'TimeoutError') return 'timeout';
+  if (regionMissing(error)) return 'invalid_configuration';
   const byCode = BY_CODE[name];
   if (byCode !== undefined) return byCode;
   const net = networkCategory(e.code);
@@ -113,7 +116,32 @@ export function s3CustomerKeyRequired(error: unknown, signal?: AbortSignal): boo
   return e.name === 'InvalidRequest' && e.$metadata?.httpStatusCode === 400 && typeof e.message === 'string' && /server side encryption/i.test(e.message);
 }
 
-export function toStoreError(error: unknown, signal?: AbortSignal): StoreError {
+/**
+ * The SDK found no region anywhere (no STORE_REGION, no AWS_REGION, no shared config): a plain
+ * `Error` whose message is exactly its own fixed text. The message is matched here only.
+ */
+function regionMissing(error: unknown): boolean {
+  return error instanceof Error && error.name === 'Error' && error.message === 'Region is missing';
+}
+
+/**
+ * What points at the cause of an SDK failure (`FailureDetail`): the SDK's error name (the S3 error
+ * code, or Node's system code for a network failure), the HTTP status, `endpoint` (`host:port`,
+ * given by the driver) and the local cause. Never the message.
+ */
+export function s3FailureDetail(error: unknown, signal: AbortSignal | undefined, endpoint: string | null): FailureDetail | null {
+  if (abortCategory(signal, error) !== null) return null;
+  const local = localFailure(error);
+  if (local !== null) return failureDetail({ errorName: local.code, endpoint, localCause: local.cause });
+  if (regionMissing(error)) return failureDetail({ localCause: LOCAL_CAUSES.noRegion });
+  const e = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
+  if (e.name === 'CredentialsProviderError') return failureDetail({ errorName: e.name, localCause: LOCAL_CAUSES.noCredentials });
+  const code = typeof e.code === 'string' && networkCategory(e.code) !== undefined ? e.code : null;
+  const name = code ?? (e.name === 'Error' ? null : e.name);
+  return failureDetail({ errorName: name, httpStatus: e.$metadata?.httpStatusCode, endpoint });
+}
+
+export function toStoreError(error: unknown, signal?: AbortSignal, endpoint: string | null = null): StoreError {
   const category = s3FailureCategory(error, signal);
-  return new StoreError(category, STORE_MESSAGES[category], { cause: error });
+  return new StoreError(category, STORE_MESSAGES[category], { cause: error, detail: s3FailureDetail(error, signal, endpoint) });
 }

@@ -12,12 +12,13 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import { StoreError } from '../../common/errors.ts';
-import { readCredentialFile } from '../credential-file.ts';
+import { checkCredentialFile, readCredentialFile } from '../credential-file.ts';
+import { hostPort } from '../network-errors.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StreamResult } from '../driver.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 import { dateHeader } from '../store-time.ts';
-import { s3CustomerKeyRequired, toStoreError } from './classify.ts';
+import { s3CustomerKeyRequired, toStoreError as classified } from './classify.ts';
 import { listedName } from './listing-names.ts';
 
 export type S3Credentials =
@@ -36,11 +37,35 @@ export interface S3DriverOptions {
   readonly maxAttempts?: number;
 }
 
-/** The region used with explicit credentials when none is configured (S3-compatible stores accept it). */
+/**
+ * The region used when none is configured: with explicit credentials always, and in the ambient
+ * chain with `STORE_ENDPOINT_URL` when the chain finds none (S3-compatible stores accept it; D-102).
+ */
 export const FALLBACK_REGION = 'us-east-1';
 
 // Access keys, secrets and session tokens are printable ASCII without spaces.
-const secretFile = (path: string) => readCredentialFile(path, /^[\x21-\x7e]+$/);
+const secretFile = (path: string, variable: string) => readCredentialFile(path, /^[\x21-\x7e]+$/, variable);
+
+/**
+ * The region the SDK's own chain finds (AWS_REGION, AWS_DEFAULT_REGION, a shared config's), or
+ * FALLBACK_REGION when it finds none or cannot look (no home directory): for the ambient chain
+ * beside a custom endpoint, where a region is only a signing parameter.
+ */
+async function ambientRegionOrFallback(): Promise<string> {
+  const probe = new S3Client({});
+  try {
+    return await probe.config.region();
+  } catch {
+    return FALLBACK_REGION;
+  } finally {
+    probe.destroy();
+  }
+}
+
+/** `host:port` of the store the driver talks to, for failure details (AWS: the regional endpoint). */
+export function s3Endpoint(options: Pick<S3DriverOptions, 'endpoint' | 'region'>): string {
+  return hostPort(options.endpoint) ?? `s3.${options.region ?? FALLBACK_REGION}.amazonaws.com:443`;
+}
 
 /**
  * The configuration of the STS client the web-identity provider builds to exchange the projected
@@ -83,6 +108,7 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   };
   const region = options.region ?? (explicit ? FALLBACK_REGION : undefined);
   if (region !== undefined) config.region = region;
+  else if (options.endpoint !== null) config.region = await ambientRegionOrFallback();
   if (options.endpoint !== null) {
     config.endpoint = options.endpoint;
     config.forcePathStyle = true;
@@ -92,19 +118,27 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
   // an endpoint the destination fingerprint does not name (D-54).
   // Likewise its HTTP handler's timeouts are not taken from AWS_DEFAULTS_MODE or `defaults_mode`
   // (the web-identity provider's STS client shares that handler).
+  // The settings the SDK would otherwise look up in the shared config files are set too, so an
+  // explicit mode never reads ~/.aws at all: a process without a home directory (systemd's
+  // DynamicUser, a uid without a passwd entry) works, where the SDK's lookup of the home would throw.
   if (explicit) {
     config.ignoreConfiguredEndpointUrls = true;
     config.defaultsMode = 'legacy';
+    config.authSchemePreference = [];
+    config.sigv4aSigningRegionSet = [region ?? FALLBACK_REGION];
+    config.userAgentAppId = '';
+    config.disableClockSkewCorrection = false;
   }
   const c = options.credentials;
   if (c.mode === 'static-files') {
     const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
-      secretFile(c.accessKeyIdFile),
-      secretFile(c.secretAccessKeyFile),
-      c.sessionTokenFile === null ? Promise.resolve(undefined) : secretFile(c.sessionTokenFile),
+      secretFile(c.accessKeyIdFile, 'STORE_ACCESS_KEY_ID_FILE'),
+      secretFile(c.secretAccessKeyFile, 'STORE_SECRET_ACCESS_KEY_FILE'),
+      c.sessionTokenFile === null ? Promise.resolve(undefined) : secretFile(c.sessionTokenFile, 'STORE_SESSION_TOKEN_FILE'),
     ]);
     config.credentials = sessionToken === undefined ? { accessKeyId, secretAccessKey } : { accessKeyId, secretAccessKey, sessionToken };
   } else if (c.mode === 'web-identity') {
+    await checkCredentialFile(c.tokenFile, 'STORE_WEB_IDENTITY_TOKEN_FILE');
     config.credentials = fromTokenFile({
       webIdentityTokenFile: c.tokenFile,
       roleArn: c.roleArn,
@@ -142,6 +176,8 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
   // provider text must not reach viewer's logs.
   client.middlewareStack.remove('loggerMiddleware');
   const bucket = options.bucket;
+  const endpoint = s3Endpoint(options);
+  const toStoreError = (error: unknown, signal?: AbortSignal) => classified(error, signal, endpoint);
   async function readStream(request: ReadRequest): Promise<StreamResult> {
     try {
       const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: request.key }), { abortSignal: request.signal });
