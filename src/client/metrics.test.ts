@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RecoveryPathItem, WalGapItem } from '../contract/collections.ts';
 import * as ex from '../contract/examples.ts';
-import { archiveReceiptAgeAtGeneration, gapClassesOnWire, projectionMetrics } from './metrics.ts';
+import { OWN_LABELS } from '../metrics/openmetrics.ts';
+import { archiveReceiptAgeAtGeneration, CLUSTER_LABELS, gapClassesOnWire, projectionMetrics } from './metrics.ts';
 import type { Projection } from './projection.ts';
 import type { SourceStatus } from './source.ts';
 
@@ -104,7 +105,7 @@ describe('the consumer freshness series: completed_at minus latest_archive_recei
   it('is the generation end on viewer\'s clock minus the newest receipt on the store\'s', async () => {
     // 13:30:04.875 (completed_at) - 13:29:58 (latest_archive_receipt_at)
     assert.equal(archiveReceiptAgeAtGeneration(projection()), 6.875);
-    assert.equal(sample(await render(projection()), 'viewer_consumer_archive_receipt_age_at_generation_seconds{server="pg-main"}'), 6.875);
+    assert.equal(sample(await render(projection()), 'viewer_consumer_archive_receipt_age_at_generation_seconds{server="pg-main",namespace="databases",cluster="pg-main"}'), 6.875);
   });
 
   it('keeps skew visible: a receipt after the scan end on viewer\'s clock is negative, not 0', () => {
@@ -134,8 +135,8 @@ describe('gap classes from the wire: the hole a keep:standalone backup leaves is
     const p = projection({ gaps: [confirmedGap], paths: [standalonePath, anchorPath], summary: { wal: { state: 'unhealthy', reason: reason('wal-frontier-regressed') } } });
     assert.deepEqual(gapClassesOnWire(p), ['retention-expected']);
     const text = await render(p);
-    assert.equal(sample(text, 'viewer_wal_gaps{server="pg-main",status="confirmed"}'), 1);
-    assert.equal(sample(text, 'viewer_wal_gaps_unexplained{server="pg-main",status="confirmed"}'), 0);
+    assert.equal(sample(text, 'viewer_wal_gaps{server="pg-main",namespace="databases",cluster="pg-main",status="confirmed"}'), 1);
+    assert.equal(sample(text, 'viewer_wal_gaps_unexplained{server="pg-main",namespace="databases",cluster="pg-main",status="confirmed"}'), 0);
   });
 
   it('the wal part\'s wal-continuous-except-retention makes every gap retention-expected, even without the paths', () => {
@@ -145,7 +146,7 @@ describe('gap classes from the wire: the hole a keep:standalone backup leaves is
   it('any other gap is unexplained: a path that stops at it for another reason, or a path stopping elsewhere', async () => {
     const other = projection({ gaps: [confirmedGap], paths: [{ ...standalonePath, reason: reason('coverage-gap-limited'), state: 'unhealthy' }] });
     assert.deepEqual(gapClassesOnWire(other), ['unexplained']);
-    assert.equal(sample(await render(other), 'viewer_wal_gaps_unexplained{server="pg-main",status="confirmed"}'), 1);
+    assert.equal(sample(await render(other), 'viewer_wal_gaps_unexplained{server="pg-main",namespace="databases",cluster="pg-main",status="confirmed"}'), 1);
     // A standalone path whose stop does not match the gap's status does not stop at that gap.
     assert.deepEqual(gapClassesOnWire(projection({ gaps: [confirmedGap], paths: [{ ...standalonePath, stop: 'candidate-limited' }] })), ['unexplained']);
     // The example: a candidate gap an ordinary backup's path stops at.
@@ -157,7 +158,7 @@ describe('gap classes from the wire: the hole a keep:standalone backup leaves is
     assert.equal(gapClassesOnWire(p), undefined);
     const text = await render(p);
     assert.doesNotMatch(text, /viewer_wal_gaps_unexplained/);
-    assert.equal(sample(text, 'viewer_wal_gaps{server="pg-main",status="confirmed"}'), 1);
+    assert.equal(sample(text, 'viewer_wal_gaps{server="pg-main",namespace="databases",cluster="pg-main",status="confirmed"}'), 1);
   });
 
   it('no alert pages on the hole: the console\'s series held 2h against viewer-alerts.yaml; an unexplained gap still pages', { skip: SKIP }, async () => {
@@ -166,5 +167,31 @@ describe('gap classes from the wire: the hole a keep:standalone backup leaves is
     assert.deepEqual(firingAt2h(await render(standalone)), []);
     // The same gap, not explained on the wire: the confirmed-gap alert, and only it, pages.
     assert.deepEqual(firingAt2h(await render(lost)), ['ViewerWalGapConfirmed']);
+  });
+});
+
+describe('the cluster identity on every series', () => {
+  const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+
+  it('labels every sample, the console\'s own included, with the snapshot\'s namespace and cluster name after server', async () => {
+    const text = await render(projection());
+    const lines = samples(text);
+    assert.ok(lines.length > 30 && lines.some((l) => l.startsWith('viewer_consumer_source_state')) && lines.some((l) => l.startsWith('viewer_consumer_archive_receipt_age_at_generation_seconds')));
+    const { namespace, name, uid } = envelope.identity.cluster;
+    for (const l of lines) assert.match(l, new RegExp(`^viewer_[a-z_]+\\{server="pg-main",namespace="${namespace}",cluster="${String(name)}"[,}]`), l);
+    assert.ok(!text.includes(uid), 'the cluster UID is never a label');
+  });
+
+  it('leaves cluster off when the snapshot does not name the cluster, and both off without a projection', async () => {
+    const p = projection();
+    const unnamed = { ...p, snapshot: { ...p.snapshot, identity: { ...p.snapshot.identity, cluster: { ...p.snapshot.identity.cluster, name: null } } } };
+    const lines = samples(await render(unnamed));
+    for (const l of lines) assert.match(l, /^viewer_[a-z_]+\{server="pg-main",namespace="databases"[,}]/, l);
+    assert.ok(lines.every((l) => !l.includes('cluster=')));
+    for (const l of samples(await render(null))) assert.ok(!l.includes('namespace=') && !l.includes('cluster='), l);
+  });
+
+  it('cannot collide with the metrics module\'s own labels', () => {
+    for (const label of CLUSTER_LABELS) assert.ok(!OWN_LABELS.has(label), label);
   });
 });

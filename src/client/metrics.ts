@@ -15,6 +15,12 @@
  *   backup's recovery path stops at it with `standalone-retention-limited`; every other gap is
  *   unexplained, and without the recovery paths (or the details) the classes are unknown and
  *   `viewer_wal_gaps_unexplained` is absent.
+ *
+ * Every series carries the cluster identity the projection's snapshot names (`identity.cluster`):
+ * `namespace`, and `cluster` when the snapshot names the cluster (its name is nullable), as target
+ * labels after `server` (`CLUSTER_LABELS`; neither is one of the metrics module's own labels, which
+ * the module refuses), so two clusters' `pg-main` stay apart. Without a projection the console's
+ * own series carry `server` alone. The cluster's UID is never a label.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import type { RecoveryPathItem, WalGapItem } from '../contract/collections.ts';
@@ -26,6 +32,16 @@ import type { SourceStatus } from './source.ts';
 export { OPENMETRICS_CONTENT_TYPE } from '../metrics/openmetrics.ts';
 
 const itemsOf = <T>(c: Collection<T>): readonly T[] | null => (c.known ? c.items : null);
+
+/** The target labels of the cluster identity, in the order they are printed. */
+export const CLUSTER_LABELS = ['namespace', 'cluster'] as const;
+
+/** The projection's cluster identity as target labels: its namespace, and its name when known; none without a projection. */
+export function clusterLabels(p: Projection | null): readonly (readonly [name: string, value: string])[] {
+  if (p === null) return [];
+  const { namespace, name } = p.snapshot.identity.cluster;
+  return [[CLUSTER_LABELS[0], namespace], ...(name === null ? [] : [[CLUSTER_LABELS[1], name] as const])];
+}
 
 /** The consumer's freshness family; its name is written `name: '…'` so the monitoring checks find it. */
 const RECEIPT_AGE = {
@@ -103,16 +119,17 @@ async function receiptAgeFamily(p: Projection | null): Promise<string> {
   if (p === null || age === null) return '';
   const registry = new Registry<OpenMetricsContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  const g = new Gauge({ name: RECEIPT_AGE.name, help: RECEIPT_AGE.help, labelNames: ['server'], registers: [registry] });
-  // The scope's name, as the evidence series carry it, so rules can compare them.
-  g.set({ server: p.snapshot.identity.repository.scope.name }, age);
+  const labels = clusterLabels(p);
+  const g = new Gauge({ name: RECEIPT_AGE.name, help: RECEIPT_AGE.help, labelNames: ['server', ...labels.map(([n]) => n)], registers: [registry] });
+  // The scope's name and the cluster's identity, as the evidence series carry them, so rules can compare them.
+  g.set({ server: p.snapshot.identity.repository.scope.name, ...Object.fromEntries(labels) }, age);
   return (await registry.metrics()).replace(/# EOF\n$/, '');
 }
 
 /** The consumer's metrics at `now` (its own clock, used only for the projection's age). */
 export async function projectionMetrics(projection: Projection | null, status: SourceStatus, server: string | null, now: Date): Promise<string> {
   const age = projection === null ? null : Math.max(0, (now.getTime() - projection.assembledAt.getTime()) / 1000);
-  const text = await renderOpenMetrics(projection === null ? [] : [projectionScope(projection)], { consumer: { server, sourceState: status.state, projectionAgeSeconds: age } });
+  const text = await renderOpenMetrics(projection === null ? [] : [projectionScope(projection)], { consumer: { server, sourceState: status.state, projectionAgeSeconds: age }, labels: clusterLabels(projection) });
   const freshness = await receiptAgeFamily(projection);
   return freshness === '' ? text : text.replace(/# EOF\n$/, `${freshness}# EOF\n`);
 }
