@@ -8,6 +8,9 @@ import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cl
 import { archiveCloud, scopeRoot } from '../../format/barman-cloud/format.ts';
 import { Publisher, type Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
+import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
+import { adviceFor } from '../../publication/advice.ts';
+import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { textFacts } from './scan.ts';
 import { humanDuration, scanText } from './scan-text.ts';
 
@@ -61,5 +64,69 @@ describe('viewer scan --output text', () => {
 
   it('writes durations as operators read them', () => {
     assert.deepEqual([0, 59, 60, 3_599, 3_600, 5_400, 172_799, 172_800, 187_200].map(humanDuration), ['0 s', '59 s', '1 min', '59 min', '1 h', '1 h 30 min', '47 h 59 min', '2 d', '2 d 4 h']);
+  });
+});
+
+describe('viewer scan --output text: what to restore from and what to do', () => {
+  const T = Date.parse('2026-11-21T10:00:00Z');
+  const minute = (n: number) => new Date(T + n * 60_000);
+  async function scanned(build: (repo: SyntheticRepository) => void) {
+    const store = new MemoryStore();
+    build(new SyntheticRepository(store, 'pg/srv/'));
+    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
+    return { e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
+  }
+  const line = (text: string, label: string) => text.split('\n').find((l) => l.startsWith(`  ${label.padEnd(13)}`)) ?? '';
+
+  it('names the backup to restore from as the newest usable one whose path reaches the frontier', async () => {
+    const { e, p } = await scanned((repo) => {
+      repo.segments(1, 1, 20, minute(1));
+      repo.backup({ id: '20261121T100200', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(2), endTime: minute(3) });
+      repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: minute(10), endTime: minute(11) });
+      repo.backup({ id: '20261121T101500', timeline: 1, beginPosition: 15, endPosition: 15, status: 'FAILED', beginTime: minute(15), endTime: minute(15) });
+    });
+    const text = scanText(p, textFacts(e, null));
+    const usable = new Set(p.backups.filter((b) => b.state === 'healthy' || b.state === 'warning').map((b) => b.backup_id));
+    const reaching = p.recoveryPaths.filter((r) => r.stop === 'frontier' && usable.has(r.backup_id)).map((r) => r.backup_id).sort();
+    const newest = reaching.at(-1) ?? '';
+    assert.ok(reaching.length >= 2);
+    assert.match(line(text, 'restore from'), new RegExp(`^ {2}restore from ${newest} \\(ended .*\\): the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline 1`));
+    // The failed backup is newer and passed over, with its reason.
+    assert.match(text, /^ {15}not 20261121T101500: not structurally usable \(backup-failed\)$/m);
+    const oldest = reaching[0] ?? '';
+    const from = p.recoveryPaths.find((r) => r.backup_id === oldest)?.lower_bound_at ?? '';
+    assert.match(line(text, 'window'), new RegExp(`observed recovery coverage on timeline 1 from ${from.replace(/[.]/g, '\\.')} \\(end of backup ${oldest}\\) to ${p.walRanges.at(-1)?.end_receipt_at ?? ''}`));
+    assert.match(text, /^ {2}evidence .* bytes \(\d+(\.\d+)? (KiB|MiB)\)$/m);
+  });
+
+  it('says no backup reaches the newest WAL and names the gap the furthest path stops at', async () => {
+    const { e, p } = await scanned((repo) => {
+      repo.segments(1, 1, 20, minute(1), { missing: [13, 14] });
+      repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: minute(10), endTime: minute(11) });
+    });
+    const text = scanText(p, textFacts(e, null));
+    const gap = p.walGaps[0];
+    assert.ok(gap !== undefined && p.walGaps.length === 1);
+    const path = p.recoveryPaths.find((r) => r.backup_id === '20261121T101000');
+    assert.ok(path !== undefined && path.stop !== 'frontier');
+    assert.equal(line(text, 'restore from'), `  restore from none: no backup's observed recovery coverage reaches the newest WAL of timeline 1; the furthest path, from 20261121T101000, ${path.stop === 'candidate-limited' ? 'stops at an unconfirmed gap' : 'stops at missing WAL'} after ${path.frontier_wal ?? ''}: ${gap.status} gap ${gap.first_wal}..${gap.last_wal} (2 segments missing)`);
+    assert.equal(gap.segment_count, 2);
+    assert.equal(line(text, 'window'), '');
+    // What to do for the scope's reason, in the advice table's words.
+    const todo = text.split('\n').filter((l, i, all) => l.startsWith('  to do') || (l.startsWith(' '.repeat(15)) && all.slice(0, i).some((x) => x.startsWith('  to do'))));
+    assert.ok(todo.length >= 1);
+    assert.ok(todo.some((l) => l.endsWith(`${p.snapshot.reason.code}: ${adviceFor(p.snapshot.reason.code, 'Barman') ?? ''}`)), todo.join('\n'));
+  });
+
+  it('says receipt times are copy times when the first object arrived days after the backups ended', async () => {
+    const { e, p } = await scanned((repo) => {
+      repo.segments(1, 1, 5, minute(1));
+      repo.backup({ id: '20261121T100200', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(2), endTime: minute(3) });
+    });
+    const archived = scanText(p, textFacts(e, null));
+    assert.equal(line(archived, 'receipts'), '');
+    const copied = scanText(p, { ...textFacts(e, null), earliestReceipt: T + 3 * 86_400_000 });
+    assert.match(line(copied, 'receipts'), /^ {2}receipts {5}copy times, not archiving times: 1 backup ended up to 2 d 23 h before the first object was received \(2026-11-24T10:00:00Z\)/);
   });
 });
