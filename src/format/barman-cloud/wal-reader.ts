@@ -7,7 +7,7 @@
  */
 import type { ListedObject, ScopeAccess, WalEntry, HistoryBytes, HistoryRef, RestoreChoice } from '../seam.ts';
 import { classifyKey, WAL_COMPRESSIONS, type WalCompression } from './classify.ts';
-import { decompress } from './decompress.ts';
+import { decompress } from '../compression.ts';
 import { segmentSizePlausible } from './size-floors.ts';
 
 /** The hash directories under `wals/`, from one delimiter listing (nothing is counted). */

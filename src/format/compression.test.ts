@@ -9,8 +9,7 @@ import { describe, it } from 'node:test';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { compress as snappyBlock } from 'snappyjs';
 import { compress as lz4Frame } from 'lz4js';
-import type { WalCompression } from './classify.ts';
-import { decompress } from './decompress.ts';
+import { decompress, type Codec } from './compression.ts';
 
 declare module 'snappyjs' {
   export function compress(data: Uint8Array): Uint8Array;
@@ -50,7 +49,7 @@ function snappyFramed(data: Uint8Array): Uint8Array {
   return Buffer.concat(chunks);
 }
 
-const COMPRESSORS: Record<WalCompression, (d: Uint8Array) => Uint8Array> = {
+const COMPRESSORS: Record<Codec, (d: Uint8Array) => Uint8Array> = {
   gzip: (d) => gzipSync(d),
   zstd: (d) => zstdCompressSync(d),
   bzip2: (d) => cli('bzip2', d),
@@ -60,7 +59,7 @@ const COMPRESSORS: Record<WalCompression, (d: Uint8Array) => Uint8Array> = {
 };
 
 describe('decompression of small archive objects', () => {
-  for (const [name, compress] of Object.entries(COMPRESSORS) as [WalCompression, (d: Uint8Array) => Uint8Array][]) {
+  for (const [name, compress] of Object.entries(COMPRESSORS) as [Codec, (d: Uint8Array) => Uint8Array][]) {
     it(`${name}: round trip`, async () => {
       const r = await decompress(compress(HISTORY), name, 1024);
       assert.ok(r.ok, JSON.stringify(r));
