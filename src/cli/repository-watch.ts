@@ -7,7 +7,7 @@
  * repository whose store fails or hangs holds at most one turn, publishes its own failures and
  * goes stale alone.
  */
-import { categoryOf } from '../common/errors.ts';
+import { categoryOf, detailOf, publicDetail, type FailureDetail, type PublicFailureDetail } from '../common/errors.ts';
 import type { Turns } from '../common/concurrency.ts';
 import type { Logger } from '../common/log.ts';
 import { discoverScopes } from '../evidence/discovery.ts';
@@ -46,6 +46,20 @@ export interface RepositoryWatchOptions {
   readonly serverNames: readonly string[] | null;
 }
 
+/**
+ * A failure detail as log fields (standalone's log is the operator's: the endpoint is included;
+ * never provider text, a secret or a key). Empty when nothing is known.
+ */
+function detailFields(detail: FailureDetail | null): Record<string, string | number> {
+  if (detail === null) return {};
+  return {
+    ...(detail.errorName === null ? {} : { error_name: detail.errorName }),
+    ...(detail.httpStatus === null ? {} : { http_status: detail.httpStatus }),
+    ...(detail.endpoint === null ? {} : { endpoint: detail.endpoint }),
+    ...(detail.localCause === null ? {} : { local_cause: detail.localCause }),
+  };
+}
+
 interface WatchedScope {
   readonly wiring: ScopeWiring;
   view: ScopeView;
@@ -61,6 +75,9 @@ export class RepositoryWatch {
   readonly #discovering: boolean;
   #facts: DestinationFacts;
   #discovery: NodeJS.Timeout | null = null;
+  /** The latest failed attempt's detail per scope, for the page (no endpoint); gone after a complete scan. */
+  readonly #failureDetails = new Map<string, PublicFailureDetail>();
+  #discoveryDetail: PublicFailureDetail | null = null;
 
   constructor(options: RepositoryWatchOptions) {
     this.#o = options;
@@ -84,6 +101,21 @@ export class RepositoryWatch {
   /** The scopes' page views, by server name. */
   views(): ScopeView[] {
     return [...this.#scopes.values()].map((s) => s.view).sort((a, b) => (a.server < b.server ? -1 : 1));
+  }
+
+  /**
+   * What points at the cause of each scope's latest failed attempt (`PublicFailureDetail`: the
+   * error name, the HTTP status and the local cause, never the endpoint), by server name; a scope
+   * whose latest attempt completed has none. For the standalone page, beside the failure category
+   * its publication carries.
+   */
+  failureDetail(server: string): PublicFailureDetail | null {
+    return this.#failureDetails.get(server) ?? null;
+  }
+
+  /** The detail of the latest discovery failure (as `failureDetail`); null while discovery succeeds. */
+  discoveryFailureDetail(): PublicFailureDetail | null {
+    return this.#discovering ? this.#discoveryDetail : null;
   }
 
   /** What discovery found beside the scopes; null with a configured list. */
@@ -131,7 +163,20 @@ export class RepositoryWatch {
       config,
       wiring,
       async (signal, next, meter) => {
-        const evidence = await scan(signal, next, meter);
+        let evidence;
+        try {
+          evidence = await scan(signal, next, meter);
+        } catch (error) {
+          if (!this.#halt.signal.aborted) {
+            const detail = detailOf(error);
+            const shown = publicDetail(detail);
+            if (shown === null) this.#failureDetails.delete(server);
+            else this.#failureDetails.set(server, shown);
+            log.warn({ ...this.#fields(server), failure_category: categoryOf(error), ...detailFields(detail) }, 'scan failed');
+          }
+          throw error;
+        }
+        this.#failureDetails.delete(server);
         return this.#discovering ? { ...evidence, unscopedObjects: this.#facts.unscopedObjects } : evidence;
       },
       (p) => {
@@ -156,6 +201,7 @@ export class RepositoryWatch {
       const found = await discoverScopes(formatNamed(config.format), this.#o.driver, this.#o.destination.prefix, signal, new BudgetMeter({ maxPages: 1000, maxObjects: 1_000_000 }));
       if (halt.aborted) return;
       this.#facts = { unscopedObjects: found.unscopedObjects, foreignFormat: found.foreignFormat, discoveryFailure: null, discoveryPending: false };
+      this.#discoveryDetail = null;
       if (found.foreignFormat !== null) log.warn({ ...(this.#o.name === null ? {} : { repository: this.#o.name }), failure_category: 'incompatible_format' }, 'the destination holds another repository format');
       for (const n of found.servers) this.#add(n);
     } catch (error) {
@@ -163,8 +209,10 @@ export class RepositoryWatch {
       // A count that can no longer be confirmed is unknown, never the last number seen; the page
       // states the failure and its category (a wrong bucket, denied, the store down), never "0 server scopes".
       const category = categoryOf(error);
+      const detail = detailOf(error);
       this.#facts = { ...this.#facts, unscopedObjects: null, discoveryFailure: category, discoveryPending: false };
-      log.warn({ ...(this.#o.name === null ? {} : { repository: this.#o.name }), failure_category: category }, 'discovery failed');
+      this.#discoveryDetail = publicDetail(detail);
+      log.warn({ ...(this.#o.name === null ? {} : { repository: this.#o.name }), failure_category: category, ...detailFields(detail) }, 'discovery failed');
     }
     if (!halt.aborted) {
       this.#discovery = setTimeout(() => void this.#discover(), config.refreshIntervalSeconds * 1000);

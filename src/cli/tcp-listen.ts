@@ -8,7 +8,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Listened = { readonly ok: true; readonly url: string } | { readonly ok: false };
+/**
+ * `url` names the bound address as it is: the host given, or `0.0.0.0` when no host was given and
+ * the listener takes every interface (`allInterfaces`; never `localhost`, which would say the
+ * listener is local when the network can reach it).
+ */
+export type Listened = { readonly ok: true; readonly url: string; readonly allInterfaces: boolean } | { readonly ok: false };
 
 export async function listenOnTcp(server: Server, listen: { readonly host: string | null; readonly port: number }, variable = 'LISTEN_ADDR'): Promise<Listened> {
   try {
@@ -22,6 +27,7 @@ export async function listenOnTcp(server: Server, listen: { readonly host: strin
     return { ok: false };
   }
   const address = server.address() as AddressInfo;
-  const shown = listen.host === null ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { ok: true, url: `http://${shown}:${address.port}/` };
+  const allInterfaces = listen.host === null || address.address === '0.0.0.0' || address.address === '::';
+  const shown = listen.host === null ? '0.0.0.0' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { ok: true, url: `http://${shown}:${address.port}/`, allInterfaces };
 }

@@ -12,7 +12,7 @@
  * `EXIT.usage` without exactly one scope and `EXIT.internal` when the publication fails its own
  * validation.
  */
-import { categoryOf } from '../../common/errors.ts';
+import { categoryOf, detailOf, failureDetail, formatDetail, type FailureDetail } from '../../common/errors.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { memoryDocument } from '../../evidence/memory.ts';
 import type { ScopeEvidence } from '../../evidence/scope-scan.ts';
@@ -28,6 +28,7 @@ import { scanText, type TextFacts } from './scan-text.ts';
 import { publicationMetricScope } from '../publication-metrics.ts';
 import { scanBudget, wireScope } from '../scope-wiring.ts';
 import { createDriver } from '../store-factory.ts';
+import { emptyScopeHints } from './empty-scope.ts';
 
 /** `--fail-on`: the least severe scope state that makes a complete scan exit `EXIT.degraded`. */
 export type FailOnLevel = Exclude<State, 'healthy'>;
@@ -141,19 +142,27 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   const progress = process.stderr.isTTY ? setInterval(showProgress, 250) : null;
   let publication: Publication;
   let failure: string | null = null;
+  let detail: FailureDetail | null = null;
+  let hints: string[] = [];
   let finishedAt: Date;
   try {
-    const driver = confine(await createDriver(config), scope.roots);
+    const raw = await createDriver(config);
+    const driver = confine(raw, scope.roots);
     try {
       const evidence = await scope.scan(driver)(deadline, publisher.nextScan, meter);
       finishedAt = new Date();
       publication = publisher.complete(evidence, { startedAt, finishedAt, pages: meter.pages, objects: meter.objects });
       if (publication.snapshot.inventory.last_failure_category !== null) failure = publication.snapshot.inventory.last_failure_category;
+      // An empty scope is a wrong prefix or server more often than an empty repository: a few
+      // listings beside it say which (empty-scope.ts; this terminal only).
+      if (publication.snapshot.reason.code === 'scope-empty') hints = await emptyScopeHints(raw, { format: config.format, destination, server }, deadline);
     } finally {
       driver.close();
     }
   } catch (error) {
-    const category = deadline.aborted && !signal.aborted ? 'timeout' : categoryOf(error);
+    const timedOut = deadline.aborted && !signal.aborted;
+    const category = timedOut ? 'timeout' : categoryOf(error);
+    detail = timedOut ? failureDetail({ localCause: `the scan reached SCAN_TIMEOUT_SECONDS (${config.scan.timeoutSeconds} s)` }) : detailOf(error);
     finishedAt = new Date();
     publication = publisher.fail(category, { startedAt, finishedAt, pages: meter.pages, objects: meter.objects });
     failure = category;
@@ -186,8 +195,13 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
   if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag, config.metricsLabels));
   else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag)));
   else process.stdout.write(document);
+  for (const line of hints) process.stderr.write(`viewer: ${line}\n`);
   if (failure !== null) {
     process.stderr.write(`viewer: scan failed: ${failure}\n`);
+    // One line that points at the cause (issue 26): the SDK's error name, the HTTP status, the
+    // endpoint, or what failed here. Never provider text, a secret or a key.
+    const text = formatDetail(detail);
+    if (text !== null) process.stderr.write(`viewer: detail: ${text}\n`);
     return EXIT.failed;
   }
   const failOn = options.failOn ?? null;

@@ -10,7 +10,7 @@
  */
 import type { Server } from 'node:http';
 import { Turns } from '../../common/concurrency.ts';
-import { categoryOf } from '../../common/errors.ts';
+import { categoryOf, detailOf, formatDetail } from '../../common/errors.ts';
 import { createLogger, type Logger } from '../../common/log.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { checkStateDir } from '../../publication/memory-file.ts';
@@ -29,6 +29,12 @@ import { listenOnTcp } from '../tcp-listen.ts';
 const refuse = (why: string): ExitCode => {
   process.stderr.write(`viewer: standalone refused to start: ${why}\n`);
   return EXIT.config;
+};
+
+/** A store that could not be set up: its category, then one line that points at the cause (issue 26). */
+const storeRefusal = (error: unknown): string => {
+  const detail = formatDetail(detailOf(error));
+  return `store: ${categoryOf(error)}${detail === null ? '' : `\nviewer: detail: ${detail}`}`;
 };
 
 interface Watched {
@@ -56,7 +62,7 @@ async function single(config: StandaloneConfig, log: Logger): Promise<Watched[] 
   try {
     driver = demo ? demoRepository() : await createDriver(config);
   } catch (error) {
-    return `store: ${categoryOf(error)}`;
+    return storeRefusal(error);
   }
   const watch = new RepositoryWatch({ config, destination, endpointUrl: demo ? null : config.endpointUrl, driver, log, name: null, turns: null, metricLabels: [], serverNames: demo ? [DEMO_SERVER] : config.serverNames });
   return [{ watch, driver, pages: pagesOf(watch, config) }];
@@ -72,7 +78,7 @@ async function fleet(config: StandaloneConfig, repositories: readonly FleetRepos
       driver = await createDriver(r.config);
     } catch (error) {
       for (const w of out) w.driver.close();
-      return `FLEET_FILE: repository ${r.name}: store: ${categoryOf(error)}`;
+      return `FLEET_FILE: repository ${r.name}: ${storeRefusal(error)}`;
     }
     const watch = new RepositoryWatch({
       config: r.config,
@@ -143,7 +149,10 @@ export async function runStandalone(config: StandaloneConfig, stop: AbortSignal,
   const url = listened.url;
   const metricsUrl = metricsListened?.ok === true ? `${metricsListened.url}metrics` : null;
   const what = demo ? ' (embedded demo repository)' : options.fleet === undefined ? '' : ` (fleet of ${built.length} repositor${built.length === 1 ? 'y' : 'ies'})`;
-  process.stderr.write(`viewer: standalone UI on ${url}${what}${metricsUrl === null ? '' : `; metrics on ${metricsUrl}`}\n`);
+  // The bound address as it is: 0.0.0.0 and "all interfaces" when LISTEN_ADDR names no host.
+  const all = (l: { readonly allInterfaces: boolean }) => (l.allInterfaces ? ' (all interfaces)' : '');
+  const metricsPart = metricsUrl === null || metricsListened?.ok !== true ? '' : `; metrics on ${metricsUrl}${all(metricsListened)}`;
+  process.stderr.write(`viewer: standalone UI on ${url}${all(listened)}${what}${metricsPart}\n`);
   options.onListening?.(url, metricsUrl);
   // Scans and discovery start behind the listening server (D-77): /healthz answers at once,
   // /readyz follows the reachability checks, and the pages say discovery is in progress until it ends.
