@@ -82,7 +82,8 @@ describe('advice per reason code', () => {
   });
 
   it('healthy reasons need no action, problems do', () => {
-    assert.ok(needsNoAction('evidence-healthy') && needsNoAction('coverage-to-frontier'));
+    assert.ok(needsNoAction('evidence-healthy') && needsNoAction('coverage-to-frontier') && needsNoAction('wal-continuous-except-retention') && needsNoAction('no-expectation-configured'));
+    assert.ok(!needsNoAction('no-such-code'));
     assert.ok(!needsNoAction('wal-gap-confirmed') && !needsNoAction('backup-failed'));
   });
 });

@@ -175,5 +175,5 @@ export function adviceFor(code: string, tool: string | null = null): string | nu
   return text === undefined ? null : text.replaceAll('{tool}', tool ?? 'the backup tool');
 }
 
-/** The advice says there is nothing to do (a healthy reason, or one that only informs). */
-export const needsNoAction = (code: string): boolean => ADVICE[code] === NOTHING;
+/** The advice says there is nothing to do (a healthy reason, or one that only informs): it starts "Nothing to do". */
+export const needsNoAction = (code: string): boolean => Object.hasOwn(ADVICE, code) && (ADVICE[code] ?? '').startsWith(NOTHING.slice(0, -1));

@@ -43,7 +43,7 @@ export function fleetPage(repositories: readonly FleetRepositoryView[], ctx: Pag
   const tally = (['unhealthy', 'unknown', 'warning', 'healthy'] as const).filter((s) => (counts.get(s) ?? 0) > 0).map((s) => `${counts.get(s) ?? 0} ${s}`).join(', ');
   const body = html`<section aria-labelledby="fleet"><h2 id="fleet">Fleet: ${repositories.length} repositor${repositories.length === 1 ? 'y' : 'ies'}, ${servers} server scope${servers === 1 ? '' : 's'}</h2>
 <p>${tally === '' ? 'No server scope is known yet.' : `States: ${tally}.`} The servers that need attention come first. States are what the evidence proves, "unknown" where it cannot; each repository is scanned on its own, so one that fails goes stale alone.</p>
-<div class="scroll"><table class="fleet"><thead><tr><th>repository</th><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Servers of the fleet"><table class="fleet"><thead><tr><th>repository</th><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
 ${rows.map(({ r, v }) => (v === null ? noScopes(r) : html`<tr><td><a href="${link(r.name)}"><code>${r.name}</code></a></td><td><a href="${link(r.name)}#server-${v.server}"><code>${v.server}</code></a></td>${serverSummaryCells(v, r.maxArchiveLagSeconds)}</tr>`))}
 </tbody></table></div></section>`;
   return layout('Fleet', ctx, body);

@@ -319,7 +319,7 @@ describe('a pgBackRest stanza on the inventory page', () => {
   };
   /** Backup ids under each h3 of the catalog, in page order. */
   const headings = (html: string) =>
-    [...html.matchAll(/<h3>([^<]+)<\/h3>(?:<p class="muted">[^<]*<\/p>)?\s*<div class="scroll"><table><thead><tr><th>backup<\/th><th>type<\/th>.*?<\/tbody><\/table>/gs)].map((m) => [m[1], [...(m[0].matchAll(/<tr><td><code>([^<]+)<\/code>/g))].map((r) => r[1])]);
+    [...html.matchAll(/<h3>([^<]+)<\/h3>(?:<p class="muted">[^<]*<\/p>)?\s*<div class="scroll"[^>]*><table><thead><tr><th>backup<\/th><th>type<\/th>.*?<\/tbody><\/table>/gs)].map((m) => [m[1], [...(m[0].matchAll(/<tr><td><code>([^<]+)<\/code>/g))].map((r) => r[1])]);
 
   it('shows each backup type with the backups it depends on, nearest first, and names pgBackRest, never Barman', async () => {
     const html = await page([full, diff, incr]);

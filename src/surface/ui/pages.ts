@@ -156,7 +156,8 @@ ul.windows,ul.todo{margin:6px 0;padding-left:18px}ul.todo li{margin:2px 0}.recor
 code,.top dd,.facts span,p,li{overflow-wrap:anywhere}input,select{max-width:100%}.bytes{white-space:nowrap}
 @media (max-width:600px){header{padding:8px 12px;gap:4px 14px}main{padding:10px 8px}section{padding:10px}
 .facts,.top{grid-template-columns:1fr;gap:0 8px}.facts>span:nth-child(odd),.top dt{font-weight:600;margin-top:6px}
-label{flex:1 1 100%}label input,label select{width:100%;box-sizing:border-box}}
+label{flex:1 1 100%}label input,label select{width:100%;box-sizing:border-box}.scroll>table{min-width:640px}}
+.scroll:focus-visible{outline:2px solid #2f6f9f}
 p.notice{border-left:3px solid #7a4d00;padding:6px 10px}p.notice.error{border-left-color:#8b0000;background:#fdf1f1}
 .fleet td{white-space:nowrap}.scroll{overflow-x:auto}
 .chain .dep{display:block}td code.id{white-space:normal}.broken{color:#8b0000}
@@ -264,7 +265,7 @@ function coverage(v: ScopeView, retained: boolean): Raw {
     // Paths come sorted by backup id, which is the backup's start time: the newest are last.
     const rows = list.slice(-PAGE_BOUNDS.pathsPerTarget);
     return html`<h3>Observed recovery coverage to timeline ${t}</h3>${list.length > rows.length ? html`<p class="muted">The ${rows.length} newest of ${list.length} paths.</p>` : ''}
-<div class="scroll"><table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Observed recovery coverage to timeline ${t}"><table><thead><tr><th>backup</th><th>state</th><th>stop</th><th>from</th><th>covered up to</th><th>at least from</th><th>reason</th></tr></thead><tbody>
 ${rows.map((r) => html`<tr><td>${backupRef(v, r.backup_id)}</td><td>${itemState(r.state, retained)}</td><td>${r.stop}</td><td><code>${r.start_wal ?? '-'}</code></td><td><code>${r.frontier_wal ?? '-'}</code></td><td>${when(r.lower_bound_at)}</td><td>${r.reason.message}</td></tr>`)}
 </tbody></table></div>`;
   })}`;
@@ -306,7 +307,7 @@ function backups(v: ScopeView, retained: boolean): Raw {
   const labelled = items.some((b) => v.labels.get(b.backup_id)?.name != null || v.labels.get(b.backup_id)?.keep != null);
   // Types and chains where they tell something: backups of more than one type, or some depending on others.
   const typed = new Set(items.flatMap((b) => (b.backup_type === null ? [] : [b.backup_type]))).size > 1 || v.dependencies.size > 0;
-  const table = (rows: readonly BackupItem[]) => html`<div class="scroll"><table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
+  const table = (rows: readonly BackupItem[]) => html`<div class="scroll" tabindex="0" role="region" aria-label="Backups of ${v.server}"><table><thead><tr><th>backup</th>${labelled ? html`<th>name</th><th>keep</th>` : ''}${typed ? html`<th>type</th>` : ''}<th>state</th><th>status</th><th>timeline</th><th>begin WAL<br>end WAL</th><th>ended</th><th>archives</th><th class="reason">reason</th></tr></thead><tbody>
 ${rows.map((b) => html`<tr><td>${idText(b.backup_id)}</td>${labelled ? html`<td>${v.labels.get(b.backup_id)?.name ?? '-'}</td><td>${v.labels.get(b.backup_id)?.keep ?? '-'}</td>` : ''}${typed ? html`<td>${typeCell(v, b)}</td>` : ''}<td>${itemState(b.state, retained)}</td><td>${b.status ?? '-'}</td><td>${b.timeline ?? '-'}</td><td><code>${b.begin_wal ?? '-'}</code><br><code>${b.end_wal ?? '-'}</code></td><td>${when(b.end_at)}</td><td>${b.artifact_count ?? '-'} (${b.compression ?? 'mixed or unknown'})${b.stored_artifact_bytes === null ? '' : html`, ${bytes(b.stored_artifact_bytes)}`}</td><td>${b.reason.message}${recordedError(v, b)}</td></tr>`)}
 </tbody></table></div>`;
   const own = new Set(OWN_HEADINGS.map((h) => h.status));
@@ -486,7 +487,7 @@ ${expectations(v, ctx)}
 <h3>Backups</h3>${backups(v, retained)}
 ${coverage(v, retained)}
 <h3>Recently received objects</h3>
-${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted">Newest first; on one receipt time, the key that sorts last first.</p><div class="scroll"><table class="recent"><thead><tr><th>object</th><th>size</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${bytes(o.size)}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table></div>`}
+${v.recentObjects.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted">Newest first; on one receipt time, the key that sorts last first.</p><div class="scroll" tabindex="0" role="region" aria-label="Recently received objects of ${v.server}"><table class="recent"><thead><tr><th>object</th><th>size</th><th>received</th></tr></thead><tbody>${v.recentObjects.map((o) => html`<tr><td>${o.key === null ? html`<span class="muted">a key holding control characters (not shown)</span>` : html`<code>${o.key}</code>`}</td><td>${bytes(o.size)}</td><td>${when(o.receivedAt)}</td></tr>`)}</tbody></table></div>`}
 </section>`;
 }
 
@@ -545,7 +546,7 @@ function fleet(ctx: PageContext): Raw {
   if (ctx.scopes.length < 2) return html``;
   const rows = ctx.scopes.map((v) => html`<tr><td><a href="#server-${v.server}"><code>${v.server}</code></a></td>${serverSummaryCells(v, ctx.maxArchiveLagSeconds)}</tr>`);
   return html`<section aria-labelledby="fleet"><h2 id="fleet">Servers (${ctx.scopes.length})</h2>
-<div class="scroll"><table class="fleet"><thead><tr><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Servers"><table class="fleet"><thead><tr><th>server</th>${SERVER_SUMMARY_HEADINGS}</tr></thead><tbody>
 ${rows}
 </tbody></table></div></section>`;
 }
@@ -683,7 +684,7 @@ export function walsPage(ctx: PageContext, f: WalFilter, pageSize: number): stri
   })();
   const body = html`<section><h2>WAL browser</h2>${filterForm(ctx, f)}${f.walClass === 'gap' ? '' : html`<p><a href="${gapsOnly}">Show only the gaps</a> (missing WAL).</p>`}</section>
 <section>${notes}<p class="muted">${rows.length} row${rows.length === 1 ? '' : 's'}, page ${page} of ${pages}.</p>
-<div class="scroll"><table><thead><tr><th>server</th><th>timeline</th><th>first WAL</th><th>last WAL</th><th>what</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="WAL rows"><table><thead><tr><th>server</th><th>timeline</th><th>first WAL</th><th>last WAL</th><th>what</th></tr></thead><tbody>
 ${shown.map((r) => html`<tr><td><code>${r.server}</code></td><td>${r.timeline}</td><td><code>${r.first}</code></td><td><code>${r.last}</code></td><td>${r.what}</td></tr>`)}
 </tbody></table></div>
 <p>${page > 1 ? html`<a href="${link(page - 1)}">previous</a>` : ''} ${page < pages ? html`<a href="${link(page + 1)}">next</a>` : ''}</p></section>`;
