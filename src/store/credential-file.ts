@@ -16,7 +16,7 @@ function unreadable(variable: string, cause: unknown): StoreError {
   const shown = typeof code === 'string' && SYSTEM_CODE.test(code) ? code : 'error';
   return new StoreError('invalid_configuration', 'a credential file could not be read', {
     cause,
-    detail: failureDetail({ errorName: shown === 'error' ? null : shown, localCause: `${variable} could not be read (${shown})` }),
+    detail: failureDetail({ localCause: `${variable} could not be read (${shown})` }),
   });
 }
 

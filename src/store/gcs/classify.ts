@@ -99,11 +99,14 @@ export function gcsFailureDetail(error: unknown, signal: AbortSignal | undefined
   if (abortCategory(signal, error) !== null) return null;
   const local = localFailure(error);
   if (local !== null) return failureDetail({ errorName: local.code, endpoint, localCause: local.cause });
-  if (noDefaultCredentials(error)) return failureDetail({ localCause: LOCAL_CAUSES.noCredentials });
+  if (noDefaultCredentials(error)) return failureDetail({ localCause: LOCAL_CAUSES.noGoogleCredentials });
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; errors?: unknown };
   const reason = Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]).map((x) => x?.reason).find((r) => typeof r === 'string') : undefined;
   const name = reason ?? (typeof e.code === 'string' ? e.code : e.name === 'Error' ? null : e.name);
-  return failureDetail({ errorName: name, httpStatus: typeof e.code === 'number' ? e.code : undefined, endpoint });
+  // `required`: Cloud Storage's answer to a request that carried no credential at all (the SDK
+  // sends one unauthenticated when its ambient chain found nothing).
+  const anonymous = reason === 'required';
+  return failureDetail({ errorName: name, httpStatus: typeof e.code === 'number' ? e.code : undefined, endpoint, localCause: anonymous ? LOCAL_CAUSES.noGoogleCredentials : null });
 }
 
 export function toGcsStoreError(error: unknown, signal?: AbortSignal, endpoint: string | null = null): StoreError {
