@@ -371,6 +371,19 @@ describe('viewer_recovery_coverage_start_timestamp_seconds', () => {
   });
 });
 
+describe('viewer_backup_state', () => {
+  it('is 1 for each backup with its status and state, an unreadable status unknown, absent when the backups are unknown', async () => {
+    const all = samples(await renderOpenMetrics([demoScope()]));
+    const rows = all.filter((x) => x.name === 'viewer_backup_state');
+    assert.deepEqual(
+      rows.map((x) => [x.labels['backup_id'], x.labels['status'], x.labels['state'], x.value]).sort(),
+      demo.backups.map((b) => [b.backup_id, b.status ?? 'unknown', b.state, 1]).sort(),
+    );
+    assert.ok(demo.backups.some((b) => b.status === 'FAILED') && demo.backups.some((b) => b.status === null), 'the demo has a failed and an unreadable backup');
+    assert.ok(!names(samples(await renderOpenMetrics([demoScope({ backups: null })]))).has('viewer_backup_state'));
+  });
+});
+
 describe('viewer_capability_state', () => {
   it('is 1 for each capability of the snapshot with its state and reason code, nothing else', async () => {
     const s = demo.snapshot;

@@ -38,7 +38,7 @@
  * bounds the recovery window viewer observed; it says nothing about a restore succeeding.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { GAP_STATUSES, RECOVERY_STOPS, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
+import { GAP_STATUSES, RECOVERY_STOPS, WIRE_BACKUP_STATUSES, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
 import { PROVIDERS, STATES, WIRE_FORMATS } from '../contract/primitives.ts';
 import { CAPABILITY_IDS, SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
@@ -305,6 +305,15 @@ const FAMILIES: readonly Family[] = [
     help: 'Completed (DONE) backups not proven structurally usable (unhealthy or unknown); FAILED and interrupted backups are not counted.',
     labels: [],
     samples: ({ backups }) => (backups === null ? [] : one(backups.filter((b) => b.status === 'DONE' && (b.state === 'unhealthy' || b.state === 'unknown')).length)),
+  },
+  {
+    // Each backup's state beside its status, so completed (`DONE`) backups can be told apart from
+    // FAILED, interrupted and unreadable ones: one series a backup, the current state only. The
+    // status is the wire's closed set, `unknown` where it could not be read (null).
+    name: 'viewer_backup_state',
+    help: 'The state of each backup with its status (DONE, FAILED, ...; unknown where it could not be read): 1 for the current state only.',
+    labels: ['backup_id', 'status', 'state'],
+    samples: ({ backups }) => (backups ?? []).map((b) => [[b.backup_id, b.status === null ? 'unknown' : closed(WIRE_BACKUP_STATUSES, b.status), closed(STATES, b.state)], 1] as const),
   },
   {
     name: 'viewer_structurally_usable_backups',
