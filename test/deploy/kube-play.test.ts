@@ -15,6 +15,7 @@
  * and viewer must publish the Cluster's scope with the Cluster's identity from it.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -151,7 +152,7 @@ describe('podman kube play of the manifests (overlays/podman)', { skip: skipPodm
 interface ReferenceObject {
   kind: string;
   metadata: { name: string; namespace: string };
-  spec: { configuration?: { s3Credentials?: Record<string, { name: string; key: string } | undefined>; endpointCA?: { name: string; key: string } } };
+  spec: { configuration?: { s3Credentials?: Partial<Record<string, { name: string; key: string }>>; endpointCA?: { name: string; key: string } } };
 }
 interface Snapshot {
   revision: number;
@@ -183,17 +184,24 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
     // The Secrets as the ObjectStore names them: the test store's key pair under the keys its
     // s3Credentials selectors name (ACCESS_KEY_ID, ACCESS_SECRET_KEY: the plugin's convention).
     const objects = parseAllDocuments(readFileSync(join(KUSTOMIZE, 'overlays/cloudnative-pg/cloudnative-pg.reference.yaml'), 'utf8')).map((d) => d.toJS() as ReferenceObject);
-    const credentials = objects.find((o) => o.kind === 'ObjectStore')?.spec.configuration?.s3Credentials ?? {};
+    const configuration = objects.find((o) => o.kind === 'ObjectStore')?.spec.configuration ?? {};
+    const credentials = configuration.s3Credentials ?? {};
     const secrets = new Map<string, string>();
     for (const [field, value] of [['accessKeyId', repos.accessKeyId], ['secretAccessKey', repos.secretAccessKey]] as const) {
       const selector = credentials[field];
       assert.ok(selector !== undefined, `the ObjectStore names s3Credentials.${field}`);
       secrets.set(`${selector.name}/${selector.key}`, value);
     }
-    // Laid out as kubelet lays out the projected volume: each item's Secret key as the file its
-    // path names. The endpointCA item is left out (STORE_CA_FILE removed below): the test store
-    // speaks plain http, and viewer does not read STORE_CA_FILE yet.
+    // endpointCA's key: a CA certificate made for the test. viewer must find it where STORE_CA_FILE
+    // points and accept it (it refuses to scan with an unreadable or certificate-less file); the
+    // test store speaks plain http, so the CA is loaded but verifies no connection here.
     prepareSocketAndToken(dir);
+    const ca = configuration.endpointCA;
+    assert.ok(ca !== undefined, 'the ObjectStore names endpointCA');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=viewer test store CA', '-days', '1',
+      '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.crt')], { stdio: 'ignore' });
+    secrets.set(`${ca.name}/${ca.key}`, readFileSync(join(dir, 'ca.crt'), 'utf8'));
+    // Laid out as kubelet lays out the projected volume: each item's Secret key as the file its path names.
     mkdirSync(join(dir, 'store'));
     const volume = spec.volumes?.find((v) => v.name === containerOf(spec, 'viewer').volumeMounts?.find((m) => m.mountPath === STORE_DIR)?.name);
     secretFiles = [];
@@ -206,7 +214,7 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
         secretFiles.push(item.path);
       }
     }
-    assert.equal(secretFiles.length, 2, 'the overlay mounts both keys of the ObjectStore\'s Secret');
+    assert.equal(secretFiles.length, 3, 'the overlay mounts the keys the ObjectStore names: the key pair and the CA');
     shared(join(dir, 'store'), 0o750);
 
     // The test store in place of the ObjectStore's destination and endpoint (the server, the
@@ -218,7 +226,7 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
     const adapted = forKubePlay(deployment, {
       dir,
       env: {
-        viewer: { DESTINATION_PATH: destination, STORE_ENDPOINT_URL: repos.endpoint, STORE_CA_FILE: null, REFRESH_INTERVAL_SECONDS: '10' },
+        viewer: { DESTINATION_PATH: destination, STORE_ENDPOINT_URL: repos.endpoint, REFRESH_INTERVAL_SECONDS: '10' },
         console: { LISTEN_ADDR: '127.0.0.1:18390', REPOSITORY_EXPECTED_FINGERPRINT: fingerprint, POLL_INTERVAL_SECONDS: '5' },
       },
     });
@@ -251,7 +259,8 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
     const backups = both.p.projection?.collections.backups;
     assert.equal(backups?.known, true);
     assert.deepEqual(backups.items?.map((b) => b.backup_id).sort(), [...repos.backupList('pg-main').map((b) => b.backup_id), repos.facts['ABANDONED_BACKUP']].sort());
-    assert.match(await (await fetch(`${CONSOLE_URL}/metrics`)).text(), /^viewer_consumer_source_state\{server="pg-main",state="available"\} 1$/m);
+    // The console's series name the Cluster too (its namespace and name, from identity.cluster).
+    assert.match(await (await fetch(`${CONSOLE_URL}/metrics`)).text(), /^viewer_consumer_source_state\{server="pg-main",namespace="databases",cluster="pg-main",state="available"\} 1$/m);
   });
 
   it('the ObjectStore\'s keys are files in viewer only, where its variables point; viewer keeps its memory', async () => {
@@ -261,7 +270,7 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
       return x.state.length > 0 ? x : null;
     });
     assert.deepEqual(seen.store, [...secretFiles].sort());
-    for (const name of ['STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE']) assert.ok(secretFiles.map((f) => `${STORE_DIR}/${f}`).includes(viewerEnv[name] ?? ''), name);
+    for (const name of ['STORE_ACCESS_KEY_ID_FILE', 'STORE_SECRET_ACCESS_KEY_FILE', 'STORE_CA_FILE']) assert.ok(secretFiles.map((f) => `${STORE_DIR}/${f}`).includes(viewerEnv[name] ?? ''), name);
     assert.match(seen.state.join(' '), /^memory-[0-9a-f]{32}\.json$/);
     assert.deepEqual(inspect(`${POD}-console`).Mounts.map((m) => m.Destination).sort(), [TOKEN_PATH, SOCKET_DIR].sort(), 'the console mounts no store credential');
   });

@@ -17,7 +17,7 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
-import { KNOWN_VARIABLES, parseConfig } from '../../src/cli/config/config.ts';
+import { parseConfig } from '../../src/cli/config/config.ts';
 import { parseConsoleConfig, STORE_VARIABLES } from '../../src/cli/config/console-config.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { destinationFingerprint } from '../../src/publication/fingerprint.ts';
@@ -56,6 +56,7 @@ interface ObjectStore {
       endpointCA?: KeySelector;
       s3Credentials?: { accessKeyId?: KeySelector; secretAccessKey?: KeySelector; sessionToken?: KeySelector; region?: KeySelector; inheritFromIAMRole?: boolean };
     };
+    retentionPolicy?: string;
   };
 }
 interface Cluster {
@@ -238,10 +239,7 @@ function assertPodInvariants(spec: IPodSpec, overlay: string): void {
   const parsed = parseConfig(viewerEnv);
   assert.ok(parsed.ok, `viewer's environment is refused: ${parsed.ok ? '' : JSON.stringify(parsed.violations)}`);
   assert.equal(parsed.config.mode, 'sidecar');
-  // STORE_CA_FILE (overlays/cloudnative-pg's endpointCA) is being added to viewer's variables
-  // (issue 26); until it is one, its "not a viewer variable" warning is the only one tolerated.
-  const caPending = !(KNOWN_VARIABLES as readonly string[]).includes('STORE_CA_FILE');
-  assert.deepEqual(parsed.warnings.filter((w) => !(caPending && w.startsWith('STORE_CA_FILE: not a viewer variable'))), []);
+  assert.deepEqual(parsed.warnings, []);
   const consoleParsed = parseConsoleConfig(consoleEnv);
   assert.ok(consoleParsed.ok, `the console's environment is refused: ${consoleParsed.ok ? '' : JSON.stringify(consoleParsed.violations)}`);
   assert.equal(consoleParsed.config.evidence.enabled, true, 'the console reads the sidecar');
@@ -424,6 +422,9 @@ describe('Kubernetes manifests (kubectl kustomize, kubernetes-models, our invari
     }
     assert.equal(items.length, selectors.filter(([, s]) => s !== undefined).length, 'no other key of the Secrets is mounted');
     assert.equal(viewer['STORE_REGION'], undefined, 'the ObjectStore names no region');
+    // retentionPolicy (`<n>d|w|m`) as the recovery window the plugin gives barman-cloud-backup-delete.
+    const retention = /^([1-9][0-9]*)([dwm])$/.exec(store.spec.retentionPolicy ?? '');
+    assert.equal(viewer['EXPECTED_RETENTION_POLICY'], retention === null ? undefined : `RECOVERY WINDOW OF ${retention[1]} ${{ d: 'DAYS', w: 'WEEKS', m: 'MONTHS' }[retention[2] as 'd' | 'w' | 'm']}`);
   });
 
   it('kube-play-adapt.ts makes of the base exactly what overlays/podman renders (so it adapts any overlay as that one does)', () => {

@@ -229,7 +229,7 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     assert.deepEqual(backups.items?.map((b) => b.backup_id).sort(), scan.backups.map((b) => b['backup_id'] as string).sort(), 'the backups viewer scan sees');
     assert.ok((backups.items ?? []).length > 0);
     assert.equal((await fetch(`${consoleUrl}/readyz`)).status, 200);
-    assert.match(await (await fetch(`${consoleUrl}/metrics`)).text(), /^viewer_consumer_source_state\{server="pg-main",state="available"\} 1$/m);
+    assert.match(await (await fetch(`${consoleUrl}/metrics`)).text(), /^viewer_consumer_source_state\{server="pg-main",namespace="databases",cluster="pg-main",state="available"\} 1$/m);
   });
 
   it('a container of the pod without the shared group can neither use the socket nor read the token', () => {
