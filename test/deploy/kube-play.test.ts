@@ -11,8 +11,9 @@
  * Then overlays/cloudnative-pg, adapted the same way by kube-play-adapt.ts (manifests.test.ts holds
  * that function to overlays/podman's replacements): its projected store volume becomes a host
  * directory laid out as kubelet lays out the ObjectStore's Secret keys (each `items` key written
- * to its path, with the test store's credentials as the values of the keys the ObjectStore names),
- * and viewer must publish the Cluster's scope with the Cluster's identity from it.
+ * to its path: the test store's key pair as the values of the keys the ObjectStore names, and a CA
+ * certificate made for the test as endpointCA's), and viewer must publish the Cluster's scope with
+ * the Cluster's identity from it. Only the destination and the endpoint are the test store's.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -193,7 +194,7 @@ describe('podman kube play of overlays/cloudnative-pg (the ObjectStore\'s Secret
       secrets.set(`${selector.name}/${selector.key}`, value);
     }
     // endpointCA's key: a CA certificate made for the test. viewer must find it where STORE_CA_FILE
-    // points and accept it (it refuses to scan with an unreadable or certificate-less file); the
+    // points and accept it (it refuses to start with an unreadable or certificate-less file); the
     // test store speaks plain http, so the CA is loaded but verifies no connection here.
     prepareSocketAndToken(dir);
     const ca = configuration.endpointCA;
