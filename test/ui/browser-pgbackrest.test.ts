@@ -26,7 +26,7 @@ async function catalog(page: Page, server: string): Promise<Map<string, string[]
   for (const h of await page.locator(`#server-${server} h3`).all()) {
     const heading = (await h.innerText()).trim();
     // The table right after the heading (past its note), if it is a catalog table.
-    const table = h.locator('xpath=following-sibling::*[not(self::p)][1][self::table]');
+    const table = h.locator('xpath=following-sibling::*[not(self::p)][1][self::div][contains(@class, "scroll")]/table');
     if ((await table.count()) === 0 || (await table.locator('thead th').allInnerTexts()).slice(0, 2).join() !== 'backup,type') continue;
     const rows = await table.locator('tbody tr').all();
     out.set(heading, await Promise.all(rows.map(async (r) => (await r.locator('td').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()))));

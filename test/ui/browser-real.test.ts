@@ -31,7 +31,7 @@ async function topFacts(page: Page, server: string): Promise<Map<string, string>
 
 /** Backup id → [name, keep] as the page's backup tables show them, for one server. */
 async function labels(page: Page, server: string): Promise<Map<string, [string, string]>> {
-  const rows = await page.locator(`#server-${server} h3 + table`).filter({ has: page.locator('th', { hasText: /^keep$/ }) }).locator('tbody tr').all();
+  const rows = await page.locator(`#server-${server} h3 + .scroll > table`).filter({ has: page.locator('th', { hasText: /^keep$/ }) }).locator('tbody tr').all();
   const out = new Map<string, [string, string]>();
   for (const row of rows) {
     const [id = '', name = '', keep = ''] = (await row.locator('td').allInnerTexts()).map((t) => t.trim());
