@@ -222,6 +222,35 @@ describe('deploy/monitoring: the dashboard', () => {
     assert.equal(server.definition, 'label_values(viewer_state, server)');
   });
 
+  it('takes the target labels: a variable for each identifying label, every query filtered by all, no grouping that merges same-named servers', () => {
+    const d = dashboard();
+    for (const name of ['repository', 'namespace', 'cluster']) {
+      const v = d.templating?.list?.find((x) => x.name === name);
+      assert.ok(v !== undefined, `a ${name} variable`);
+      assert.equal(v.definition, `label_values(viewer_state, ${name})`);
+    }
+    const queries = panels(d).flatMap((p) => (p.targets ?? []).map((t) => ({ title: String(p.title), expr: typeof t.expr === 'string' ? t.expr : '' })));
+    assert.ok(queries.length >= 20);
+    for (const { title, expr } of queries) {
+      // `max by (server)` would merge pg-main of two repositories or namespaces into one line.
+      assert.doesNotMatch(expr, /\bby\s*\(\s*server\s*\)/, `${title}: ${expr}`);
+      assert.doesNotMatch(expr, /\b(?:by|on)\s*\(/, `${title}: group with without(), keeping every identifying label: ${expr}`);
+      for (const selector of expr.matchAll(/\bviewer_[a-z_]+\{([^}]*)\}/g)) {
+        for (const name of ['repository', 'namespace', 'cluster', 'server']) assert.match(selector[1] ?? '', new RegExp(`\\b${name}=~"\\$${name}"`), `${title}: ${selector[0]}`);
+      }
+    }
+  });
+
+  it('drops the revision graph and has the recovery-window and per-backup panels', () => {
+    const all = panels(dashboard());
+    const exprs = (p: (typeof all)[number]) => (p.targets ?? []).map((t) => (typeof t.expr === 'string' ? t.expr : '')).join('\n');
+    assert.ok(!all.some((p) => /viewer_publication_revision|viewer_evidence_generation/.test(exprs(p))), 'no revision graph');
+    const window = all.find((p) => /viewer_recovery_coverage_start_timestamp_seconds/.test(exprs(p)));
+    assert.ok(window !== undefined && /viewer_newest_wal_receipt_timestamp_seconds/.test(exprs(window)), 'a recovery-window panel with the coverage start and the newest WAL receipt');
+    const backups = all.find((p) => /viewer_backup_state/.test(exprs(p)));
+    assert.ok(backups !== undefined && /status="DONE"/.test(exprs(backups)) && /status!="DONE"/.test(exprs(backups)), 'completed backups apart from the others');
+  });
+
   it('every panel has a title and at least one query on ${DS_PROMETHEUS}', () => {
     const all = panels(dashboard());
     assert.ok(all.length >= 10, `only ${all.length} panels`);
