@@ -1,0 +1,224 @@
+/**
+ * `node bench/list-cpu.ts [--quick] [--rounds=N] [--base-viewer=<bin/viewer.js>] [--viewer=<bin/viewer.js of a build to compare>]`:
+ * the client's CPU for listing the bench corpus (issue 28), whole processes as the user runs them.
+ *
+ * Cases, each its own process under GNU time (user + sys CPU and peak RSS, start-up included):
+ * - `start`: node importing the SDK client and viewer's list command, listing nothing (the floor
+ *   every listing process pays before its first key);
+ * - `sdk`: one flat ListObjectsV2 loop over the corpus's scope with the SDK's own command and
+ *   parser, each page's objects turned into `StoreObject`s as s3-driver.ts does today;
+ * - `viewer`: the same loop with `ViewerListObjectsV2Command` (list-command.ts, viewer's parser);
+ *   the same client, the SDK's logger middleware removed in both (as the driver does);
+ * - `bare`: bench/bare-list.ts flat, the floor `npm run bench` compares the scan with;
+ * - `scan`: `node bin/viewer.js scan` (or the `--base-viewer` given) on the corpus with default flags, checked against the corpus
+ *   generator's truth (objects, bytes, WAL counts, gaps) as bench/run.ts does;
+ * - `scan_new`: the same with `--viewer=<path>` (a copy of viewer whose S3 driver uses the new
+ *   command), when given.
+ * The cases run round-robin, the order rotating each round, each ratio paired within its round,
+ * and every figure is the median over the rounds with the lowest and highest beside it (the
+ * method of docs/performance.md; these machines drift by a third within an hour).
+ *
+ * `--root=<prefix>` runs only the listing cases (start, sdk, viewer, bare) over every key already
+ * in the bench store under that prefix (another bench's corpus, e.g. `bench-fleet/`), without
+ * loading the corpus: the parser figures without the 10-minute load.
+ *
+ * Child mode (used by the parent): `node bench/list-cpu.ts child <start|sdk|viewer> <endpoint> <bucket> <root>`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { Corpus, STORE_CORPORA } from './corpus.ts';
+import { ACCESS_KEY_ID, BUCKET, ENDPOINT, SECRET_ACCESS_KEY, client, ensureStore, loadCorpus } from './s3.ts';
+import { compareTruth } from './truth.ts';
+import { ViewerListObjectsV2Command } from '../src/store/s3/list-command.ts';
+import { listedName } from '../src/store/s3/listing-names.ts';
+import type { StoreObject } from '../src/store/driver.ts';
+import type { WalCounts } from '../src/evidence/wal-archive.ts';
+
+const HERE = import.meta.dirname;
+const NODE = process.execPath;
+
+async function child(mode: string, endpoint: string, bucket: string, root: string): Promise<void> {
+  if (mode === 'start') {
+    process.stdout.write(`${JSON.stringify({ keys: 0, loaded: typeof ListObjectsV2Command === 'function' && typeof ViewerListObjectsV2Command === 'function' })}\n`);
+    return;
+  }
+  const s3 = client(endpoint);
+  s3.middlewareStack.remove('loggerMiddleware');
+  let keys = 0;
+  let bytes = 0;
+  let token: string | undefined;
+  do {
+    const input = { Bucket: bucket, Prefix: root, MaxKeys: 1000, EncodingType: 'url' as const, ...(token === undefined ? {} : { ContinuationToken: token }) };
+    let objects: readonly StoreObject[];
+    if (mode === 'sdk') {
+      const out = await s3.send(new ListObjectsV2Command(input));
+      // What s3-driver.ts does with the SDK's output.
+      objects = (out.Contents ?? []).flatMap((o) => (o.Key === undefined ? [] : [{ key: listedName(o.Key, out.EncodingType), size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }]));
+      token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
+    } else {
+      const command = new ViewerListObjectsV2Command(input);
+      await s3.send(command);
+      objects = command.listing.objects;
+      token = command.listing.nextContinuationToken ?? undefined;
+    }
+    keys += objects.length;
+    for (const o of objects) bytes += o.size;
+  } while (token !== undefined);
+  s3.destroy();
+  process.stdout.write(`${JSON.stringify({ keys, bytes })}\n`);
+}
+
+interface Measured {
+  readonly wall: number;
+  readonly cpu: number;
+  readonly rssMiB: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly status: number | null;
+}
+
+/** Runs one process under GNU time: wall, user + sys CPU and peak RSS of that process. */
+function timed(args: readonly string[], env: Record<string, string>, dir: string): Promise<Measured> {
+  const report = join(dir, 'time.txt');
+  return new Promise((resolve, reject) => {
+    const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', report, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    p.stdout.on('data', (c: Buffer) => out.push(c));
+    p.stderr.on('data', (c: Buffer) => err.push(c));
+    p.on('error', reject);
+    p.on('close', (status) => {
+      const [wall = NaN, user = NaN, sys = NaN, rssKiB = NaN] = readFileSync(report, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+      resolve({ wall, cpu: user + sys, rssMiB: rssKiB / 1024, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), status });
+    });
+  });
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const fail = (line: string): never => {
+  process.stderr.write(`list-cpu: ${line}\n`);
+  process.exit(1);
+};
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? (quick ? 3 : 5));
+  const patched = process.argv.find((a) => a.startsWith('--viewer='))?.slice('--viewer='.length);
+  const base = process.argv.find((a) => a.startsWith('--base-viewer='))?.slice('--base-viewer='.length) ?? join(HERE, '..', 'bin', 'viewer.js');
+  const only = process.argv.find((a) => a.startsWith('--root='))?.slice('--root='.length);
+  const spec = quick ? STORE_CORPORA.quick : STORE_CORPORA.full;
+  log(`list-cpu${quick ? ' --quick' : ''}: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+  ensureStore(log);
+  let truth: { readonly objects: number } & Partial<Corpus['truth']>;
+  let root: string = spec.root;
+  if (only === undefined) {
+    const corpus = new Corpus(spec);
+    const loaded = await loadCorpus(corpus, log);
+    truth = corpus.truth;
+    log(`corpus: ${truth.objects} objects in s3://${BUCKET}/${spec.root}${loaded > 0 ? `, loaded in ${loaded.toFixed(0)} s` : ', already loaded'}`);
+  } else {
+    root = only;
+    const r = await timed([NODE, join(HERE, 'bare-list.ts'), 'flat', ENDPOINT, BUCKET, root], {}, tmpdir());
+    truth = { objects: r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : fail(`cannot list ${root}`) };
+    log(`listing only: ${truth.objects} keys already in s3://${BUCKET}/${root}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-list-cpu-'));
+  try {
+    writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
+    writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
+    const self = join(HERE, 'list-cpu.ts');
+    const listing = (mode: string) => async () => {
+      const r = await timed([NODE, self, 'child', mode, ENDPOINT, BUCKET, root], {}, dir);
+      const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
+      if (keys !== (mode === 'start' ? 0 : truth.objects)) fail(`${mode} listed ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim().slice(-300)}`);
+      return r;
+    };
+    const bare = async () => {
+      const r = await timed([NODE, join(HERE, 'bare-list.ts'), 'flat', ENDPOINT, BUCKET, root], {}, dir);
+      const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
+      if (keys !== truth.objects) fail(`bare flat listing saw ${keys} keys, the corpus has ${truth.objects}`);
+      return r;
+    };
+    const scan = (viewer: string) => async () => {
+      const r = await timed([NODE, viewer, 'scan'], {
+        DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
+        ARCHIVE_SERVER_NAMES: spec.root.split('/')[1] as string,
+        STORE_ENDPOINT_URL: ENDPOINT,
+        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+      }, dir);
+      if (r.status !== 0) fail(`${viewer} scan exited ${String(r.status)}: ${r.stderr.trim().slice(-300)}`);
+      const doc = JSON.parse(r.stdout) as {
+        snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { archive_cloud?: { wal_counts: WalCounts | null } } };
+        wal_gaps: { timeline: number; first_wal: string; last_wal: string }[];
+      };
+      const check = compareTruth(truth as Corpus['truth'], { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.archive_cloud?.wal_counts ?? null, gaps: doc.wal_gaps });
+      if (check !== 'ok') fail(`${viewer} scan disagrees with the corpus: ${check}`);
+      return r;
+    };
+    const cases: Record<string, () => Promise<Measured>> = {
+      start: listing('start'),
+      sdk: listing('sdk'),
+      viewer: listing('viewer'),
+      bare,
+      ...(only === undefined ? { scan: scan(base) } : {}),
+      ...(patched === undefined || only !== undefined ? {} : { scan_new: scan(patched) }),
+    };
+    const names = Object.keys(cases);
+    const runs: Record<string, Measured[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = 0; round < rounds; round++) {
+      const order = names.map((_, i) => names[(i + round) % names.length] as string);
+      for (const name of order) (runs[name] as Measured[]).push(await (cases[name] as () => Promise<Measured>)());
+      log(`  round ${round + 1}: ${names.map((n) => `${n} ${(runs[n] as Measured[])[round]?.cpu.toFixed(2)} s CPU`).join(', ')}`);
+    }
+    const col = (name: string, f: (m: Measured) => number) => (runs[name] ?? []).map(f);
+    const paired = (a: string, b: string, f: (m: Measured) => number = (m) => m.cpu) => col(a, f).map((x, i) => x / (col(b, f)[i] as number));
+    const perKey = (name: string) => col(name, (m) => m.cpu).map((c, i) => ((c - (col('start', (m) => m.cpu)[i] as number)) / truth.objects) * 1e6);
+    const row = (name: string, xs: readonly number[], digits: number, note = '') =>
+      log(`| ${name}${note === '' ? '' : ` (${note})`} | ${median(xs).toFixed(digits)} | ${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)} (${xs.length}) |`);
+    log('\n| figure | median | spread (rounds) |');
+    log('|---|---|---|');
+    row('parser_cpu_ratio', paired('viewer', 'sdk'), 3, 'whole-process CPU, flat listing with viewer\'s parser / with the SDK\'s');
+    row('parser_cpu_ratio_net', col('viewer', (m) => m.cpu).map((c, i) => (c - (col('start', (m) => m.cpu)[i] as number)) / ((col('sdk', (m) => m.cpu)[i] as number) - (col('start', (m) => m.cpu)[i] as number))), 3, 'the same, start-up subtracted from both');
+    row('sdk_us_per_key', perKey('sdk'), 2, 'CPU per listed key above start-up, SDK parser');
+    row('viewer_us_per_key', perKey('viewer'), 2, "CPU per listed key above start-up, viewer's parser");
+    row('bare_us_per_key', perKey('bare'), 2, 'bench/bare-list.ts flat, for scale');
+    row('sdk_peak_rss_mib', col('sdk', (m) => m.rssMiB), 1, 'flat listing, SDK parser');
+    row('viewer_peak_rss_mib', col('viewer', (m) => m.rssMiB), 1, "flat listing, viewer's parser");
+    if (only === undefined) {
+      row('scan_cpu_vs_bare', paired('scan', 'bare'), 3, 'viewer scan / bare SDK flat listing, CPU; target <= 0.35');
+      row('scan_wall_vs_bare', paired('scan', 'bare', (m) => m.wall), 3, 'wall time, for scale');
+      row('scan_us_per_key', perKey('scan'), 2, 'viewer scan, CPU per key above start-up');
+      row('scan_peak_rss_mib', col('scan', (m) => m.rssMiB), 1, 'default flags; target <= 150');
+    }
+    if (patched !== undefined && only === undefined) {
+      row('scan_new_cpu_vs_bare', paired('scan_new', 'bare'), 3, 'viewer scan with the new parser / bare SDK flat listing, CPU; target <= 0.35');
+      row('scan_new_cpu_vs_scan', paired('scan_new', 'scan'), 3, 'new parser / SDK parser, whole scan CPU');
+      row('scan_new_wall_vs_bare', paired('scan_new', 'bare', (m) => m.wall), 3, 'wall time, for scale');
+      row('scan_new_us_per_key', perKey('scan_new'), 2, 'CPU per key above start-up');
+      row('scan_new_peak_rss_mib', col('scan_new', (m) => m.rssMiB), 1, 'default flags; target <= 150');
+    }
+    row('start_cpu_s', col('start', (m) => m.cpu), 3, 'node + SDK import, no listing');
+    log('\n| case | CPU s (median) | wall s (median) | peak RSS MiB (median) | CPU s by round |');
+    log('|---|---|---|---|---|');
+    for (const n of names) log(`| ${n} | ${median(col(n, (m) => m.cpu)).toFixed(2)} | ${median(col(n, (m) => m.wall)).toFixed(2)} | ${median(col(n, (m) => m.rssMiB)).toFixed(1)} | ${col(n, (m) => m.cpu).map((c) => c.toFixed(2)).join(' ')} |`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'child') {
+  const [, , , mode = '', endpoint = ENDPOINT, bucket = BUCKET, root = ''] = process.argv;
+  await child(mode, endpoint, bucket, root);
+} else {
+  await main();
+}
