@@ -65,6 +65,8 @@ interface WatchedScope {
   view: ScopeView;
   readonly refresher: Refresher;
   readonly memory: ScopeMemory;
+  /** The meter of the scan in flight while the scope has no complete generation yet (the pages' progress). */
+  firstScan: BudgetMeter | null;
 }
 
 export class RepositoryWatch {
@@ -127,6 +129,16 @@ export class RepositoryWatch {
     return this.#reachability.ready();
   }
 
+  /**
+   * What the first scans list so far, summed over the scopes still without a complete generation
+   * (the pages' "scanning: N pages, M objects so far"); null once every scope has published one.
+   */
+  progress(): { readonly pages: number; readonly objects: number } | null {
+    const meters = [...this.#scopes.values()].flatMap((s) => (s.firstScan === null || s.wiring.publisher.current.generation > 0 ? [] : [s.firstScan]));
+    if (meters.length === 0) return null;
+    return { pages: meters.reduce((n, m) => n + m.pages, 0), objects: meters.reduce((n, m) => n + m.objects, 0) };
+  }
+
   /** Every scope's current publication as the metrics module reads it. */
   metricScopes(): MetricScope[] {
     const expected = this.#o.config.retention.maxArchiveLagSeconds;
@@ -163,6 +175,8 @@ export class RepositoryWatch {
       config,
       wiring,
       async (signal, next, meter) => {
+        const scope = this.#scopes.get(server);
+        if (scope !== undefined && publisher.current.generation === 0) scope.firstScan = meter;
         let evidence;
         try {
           evidence = await scan(signal, next, meter);
@@ -182,13 +196,16 @@ export class RepositoryWatch {
       (p) => {
         // The scan behind the published generation: a failed or truncated attempt is never shown.
         const scope = this.#scopes.get(server);
-        if (scope !== undefined) scope.view = scopeView(server, p, publisher.evidence);
+        if (scope !== undefined) {
+          scope.view = scopeView(server, p, publisher.evidence);
+          if (p.generation > 0) scope.firstScan = null;
+        }
         memory.published(p);
         log.info({ ...this.#fields(server), revision: p.revision, generation: p.generation, code: p.snapshot.reason.code, state: p.snapshot.state }, 'published');
       },
       turns === null ? undefined : (signal) => turns.take(lane, signal),
     );
-    this.#scopes.set(server, { wiring, view: scopeView(server, publisher.current, null), refresher, memory });
+    this.#scopes.set(server, { wiring, view: scopeView(server, publisher.current, null), refresher, memory, firstScan: null });
     // The first scan continues what the state directory remembers (a stopped refresher never starts).
     void memory.restore().then(() => refresher.start());
   }

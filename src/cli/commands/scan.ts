@@ -72,6 +72,7 @@ export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds:
     expectedMaxArchiveLagSeconds,
     retentionExpectedGaps: e?.gapClasses.filter((c) => c === 'retention-expected').length ?? 0,
     tool: e?.tool ?? null,
+    earliestReceipt: e?.earliestReceipt ?? null,
   };
 }
 

@@ -18,6 +18,7 @@ import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import { createMetricsServer } from '../../surface/metrics/server.ts';
+import { displayNameOf } from '../../surface/ui/glance.ts';
 import { createStandaloneServer, SERVER_TIMEOUTS, type RepositoryPages } from '../../surface/ui/server.ts';
 import type { StandaloneConfig } from '../config/config.ts';
 import type { FleetRepository } from '../config/fleet-file.ts';
@@ -43,9 +44,12 @@ interface Watched {
   readonly pages: RepositoryPages;
 }
 
-function pagesOf(watch: RepositoryWatch, config: StandaloneConfig): RepositoryPages {
+function pagesOf(watch: RepositoryWatch, config: StandaloneConfig, destination: Destination): RepositoryPages {
   return {
     name: watch.name,
+    // A fleet entry is shown by its name; one repository by its bucket and prefix (never an account or endpoint).
+    displayName: watch.name ?? displayNameOf(destination),
+    progress: () => watch.progress(),
     scopes: () => watch.views(),
     destination: () => watch.destination(),
     retentionPolicy: config.retention.policyText,
@@ -65,7 +69,7 @@ async function single(config: StandaloneConfig, log: Logger): Promise<Watched[] 
     return storeRefusal(error);
   }
   const watch = new RepositoryWatch({ config, destination, endpointUrl: demo ? null : config.endpointUrl, driver, log, name: null, turns: null, metricLabels: [], serverNames: demo ? [DEMO_SERVER] : config.serverNames });
-  return [{ watch, driver, pages: pagesOf(watch, config) }];
+  return [{ watch, driver, pages: pagesOf(watch, config, destination) }];
 }
 
 /** One watch per fleet-file entry (the file already read and validated by the command line). */
@@ -91,7 +95,7 @@ async function fleet(config: StandaloneConfig, repositories: readonly FleetRepos
       metricLabels: [['repository', r.name], ...r.labels],
       serverNames: r.config.serverNames,
     });
-    out.push({ watch, driver, pages: pagesOf(watch, r.config) });
+    out.push({ watch, driver, pages: pagesOf(watch, r.config, r.config.destination) });
   }
   return out;
 }
