@@ -106,6 +106,8 @@ export interface BackupLabel {
   readonly name: string | null;
   /** Kept out of retention by the operator, and how (barman-cloud: the keep annotation); null when not, or unrecognised. */
   readonly keep: 'full' | 'standalone' | null;
+  /** The error text the tool recorded for the backup (barman-cloud: `error`), bounded; null or absent when none. Pages only, never the wire. */
+  readonly error?: string | null;
 }
 
 /** What a format knows of one backup, before evidence checks the WAL it needs. */

@@ -54,6 +54,11 @@ describe('standalone mode on a real S3-compatible store', () => {
     assert.ok(shown !== undefined, 'the WAL browser shows the deleted segment as a gap');
     const expected = expectedGapStatusNow(repos.objects('pg-main'), repos.facts['DELETED_WAL'] ?? '');
     if (expected !== null) assert.equal(shown, expected);
+    // The failed backup's error text, exactly as barman-cloud-backup-list shows it (escaped on the page).
+    const recorded = repos.backupList('pg-main').find((b) => b.status === 'FAILED') as { error?: string } | undefined;
+    assert.ok(typeof recorded?.error === 'string' && recorded.error !== '', 'Barman recorded an error for the failed backup');
+    const escaped = recorded.error.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+    assert.ok(page.includes(`Recorded error: <q>${escaped}</q>`), 'the page shows the recorded error');
     const state = shown === 'confirmed' ? 'unhealthy' : 'warning';
     assert.match(page, new RegExp(`Server <code>pg-main</code> <span class="state ${state}">${state}</span>`));
   });

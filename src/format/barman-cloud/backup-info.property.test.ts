@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { BACKUP_STATUSES, BACKUP_TYPES } from '../../contract/collections.ts';
 import { formatLsn, isValidSegmentSize } from '../../postgres/wal.ts';
-import { MAX_BACKUP_INFO_BYTES, MAX_BACKUP_NAME_CHARS, READ_FIELDS, parseBackupInfo, type BackupInfo, type BackupInfoProblem, type ReadField } from './backup-info.ts';
+import { ERROR_TEXT_MAX, MAX_BACKUP_INFO_BYTES, MAX_BACKUP_NAME_CHARS, READ_FIELDS, parseBackupInfo, type BackupInfo, type BackupInfoProblem, type ReadField } from './backup-info.ts';
 import { parsePythonLiteral, type PyValue } from './python-literal.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -218,12 +218,14 @@ function model(f: FieldStates): BackupInfo {
   const deduplicatedSize = typed('deduplicated_size', f.deduplicated_size);
   const tablespaceOids = f.tablespaces.kind === 'none' ? [] : f.tablespaces.kind === 'absent' ? null : typed('tablespaces', f.tablespaces);
   const hasError = f.error.kind === 'valid' || f.error.kind === 'garbage';
+  // The recorded text as written, bounded.
+  const errorText = f.error.kind === 'valid' || f.error.kind === 'garbage' ? f.error.text.slice(0, ERROR_TEXT_MAX) : null;
   // Out-of-shape text is still a name when it is printable and short enough (a name is a label, never evidence).
   const garbageName = f.backup_name.kind === 'garbage' ? f.backup_name.text : null;
   const name = f.backup_name.kind === 'valid' ? f.backup_name.value : garbageName !== null && [...garbageName].length <= MAX_BACKUP_NAME_CHARS && !UNPRINTABLE.test(garbageName) ? garbageName : null;
   return {
     status, backupType, timeline, systemId, version, segmentSize, beginWal, endWal, beginLsn, endLsn, beginAt, endAt, clusterSize, deduplicatedSize,
-    encryption, tablespaceOids, hasError, name, problems,
+    encryption, tablespaceOids, hasError, errorText, name, problems,
   };
 }
 

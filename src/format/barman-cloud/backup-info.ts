@@ -26,6 +26,9 @@ export const READ_FIELDS = [
 ] as const;
 export type ReadField = (typeof READ_FIELDS)[number];
 
+/** The most of a recorded error text a backup.info hands on (Barman writes one line; a hostile file may not). */
+export const ERROR_TEXT_MAX = 512;
+
 export interface BackupInfoProblem {
   readonly field: ReadField;
   readonly problem: 'invalid' | 'missing';
@@ -54,8 +57,14 @@ export interface BackupInfo {
   readonly encryption: 'none' | 'gpg' | null;
   /** Tablespace OIDs, each of which needs its own data archive; `[]` when declared `None`. */
   readonly tablespaceOids: readonly number[] | null;
-  /** True when Barman recorded an error text (the text itself is never read out). */
+  /** True when Barman recorded an error text. */
   readonly hasError: boolean;
+  /**
+   * The error text Barman recorded (`error`), at most ERROR_TEXT_MAX characters as read (the page
+   * drops control characters and escapes it); null when none. Shown on the operator's page only,
+   * as `barman-cloud-backup-list --format json` shows it, never on the wire.
+   */
+  readonly errorText: string | null;
   /**
    * The name the operator gave the backup (`barman-cloud-backup -n`), as `barman-cloud-backup-list`
    * shows it; null when none, or when it is not printable text of at most 128 characters (a name
@@ -245,6 +254,7 @@ export function parseBackupInfo(bytes: Uint8Array): BackupInfoResult {
     encryption,
     tablespaceOids: tablespaceOids(r),
     hasError: typeof errorRaw === 'string' && errorRaw !== '',
+    errorText: typeof errorRaw === 'string' && errorRaw !== '' ? errorRaw.slice(0, ERROR_TEXT_MAX) : null,
     name: backupName(r.raw('backup_name')),
     problems: r.problems,
   };

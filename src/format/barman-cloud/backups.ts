@@ -186,7 +186,7 @@ export function formatBackup(dir: BackupDirectory, parsed: InfoReading | null, k
     standalone: keep === 'standalone',
     trusted: { timeline: trusted?.timeline ?? null, endLsn: trusted?.endLsn ?? null, endAt: trusted?.endAt ?? null },
     // As barman-cloud-backup-list shows it: the name, and the archival status KEEP:FULL or KEEP:STANDALONE.
-    label: { name: info?.name ?? null, keep: keep === 'full' || keep === 'standalone' ? keep : null },
+    label: { name: info?.name ?? null, keep: keep === 'full' || keep === 'standalone' ? keep : null, ...(info?.errorText == null ? {} : { error: info.errorText }) },
     dependsOn: [],
   };
 }
