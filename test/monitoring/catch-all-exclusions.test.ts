@@ -62,6 +62,8 @@ const SCENARIOS: Readonly<Record<string, readonly Scenario[]>> = {
   'completed-backup-not-usable': [{ alert: 'ViewerCompletedBackupNotUsable', state: 'warning', scope: true, with: [usable(1), notUsable(1)] }],
   'completed-backup-unhealthy': [{ alert: 'ViewerCompletedBackupNotUsable', state: 'unhealthy', capability: 'structural-artifact-validation', with: [usable(1), notUsable(1)] }],
   'dependency-chain-broken': [{ alert: 'ViewerCompletedBackupNotUsable', state: 'unhealthy', capability: 'dependency-chain-validation', with: [usable(1), notUsable(1)] }],
+  // WAL only an older usable backup's path needed, lost: left out only while a confirmed gap explains it.
+  'coverage-path-wal-lost': [{ alert: 'ViewerWalGapConfirmed', state: 'warning', part: 'coverage', capability: 'observed-recovery-coverage', with: [usable(2), ...gaps(1, 0)] }],
   'catalog-incomplete': [{ alert: 'ViewerBackupCatalogIncomplete', state: 'warning', capability: 'catalog-listing', with: [usable(2)] }],
 };
 
