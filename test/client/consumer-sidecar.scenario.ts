@@ -184,9 +184,10 @@ describe('the consumer library and console against the real sidecar on the fixed
     assert.ok(seen.projection !== null && seen.projection.revision >= current.revision);
     assert.equal((await consoleGet('/readyz')).status, 200);
     const metrics = (await consoleGet('/metrics')).text;
-    assert.match(metrics, new RegExp(`^viewer_backups\\{server="${SERVER}",state="healthy"\\} \\d+$`, 'm'));
-    assert.match(metrics, /^viewer_consumer_source_state\{server="pg-standalone",state="available"\} 1$/m);
-    assert.match(metrics, /^viewer_consumer_projection_age_seconds\{server="pg-standalone"\} [0-9.e-]+$/m);
+    // The console's series carry the cluster identity the snapshot names (no CLUSTER_NAME here: namespace only).
+    assert.match(metrics, new RegExp(`^viewer_backups\\{server="${SERVER}",namespace="databases",state="healthy"\\} \\d+$`, 'm'));
+    assert.match(metrics, /^viewer_consumer_source_state\{server="pg-standalone",namespace="databases",state="available"\} 1$/m);
+    assert.match(metrics, /^viewer_consumer_projection_age_seconds\{server="pg-standalone",namespace="databases"\} [0-9.e-]+$/m);
     const page = (await consoleGet('/')).text;
     for (const b of scan.backups) assert.ok(page.includes(b['backup_id'] as string));
     // The orchestrator's records, correlated by status.backupId only.
