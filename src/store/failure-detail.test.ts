@@ -71,7 +71,7 @@ describe('failure details', () => {
     assert.deepEqual(e.detail, { errorName: 'AuthorizationFailure', httpStatus: 403, endpoint: 'acme.blob.core.windows.net:443', localCause: null });
     const c = toAzureStoreError(Object.assign(new Error(TEXT), { name: 'CredentialUnavailableError' }), undefined, null);
     assert.equal(c.category, 'authentication');
-    assert.equal(c.detail?.localCause, 'the ambient credential chain found no usable credentials');
+    assert.match(c.detail?.localCause ?? '', /^the ambient chain found no usable Azure credential: set STORE_CONNECTION_STRING_FILE/);
   });
 
   it('Cloud Storage: the reason and status; an anonymous request names the missing credential', () => {

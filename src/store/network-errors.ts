@@ -59,6 +59,7 @@ export const LOCAL_CAUSES = {
   noHome: 'no home directory: HOME is unset or empty and this uid has no passwd entry',
   noRegion: 'no region: set STORE_REGION (or AWS_REGION for the ambient chain)',
   noCredentials: 'the ambient credential chain found no usable credentials',
+  noAzureCredentials: 'the ambient chain found no usable Azure credential: set STORE_CONNECTION_STRING_FILE, or AZURE_STORAGE_CONNECTION_STRING, or a DefaultAzureCredential source (AZURE_CLIENT_ID and its secret or certificate, workload or managed identity, az login)',
   noGoogleCredentials: 'no Google credential was sent (the ambient chain found none): set STORE_SERVICE_ACCOUNT_KEY_FILE, or GOOGLE_APPLICATION_CREDENTIALS, or run where application-default credentials exist',
 } as const;
 

@@ -89,7 +89,8 @@ describe('viewer scan --fail-on', () => {
     for (const args of [['--fail-on'], ['--fail-on='], ['--fail-on', 'warning', '--fail-on', 'unhealthy']]) {
       const r = await runViewer(['scan', ...args], {});
       assert.equal(r.status, 64, args.join(' '));
-      assert.match(r.stderr, /^usage: viewer/);
+      // The mistake in one line (a missing value, an option given twice), then the usage.
+      assert.match(r.stderr, /^viewer: scan --fail-on (?:needs a value|is given twice)\nusage: viewer/);
     }
   });
 });

@@ -123,7 +123,8 @@ describe('viewer scan --output openmetrics', () => {
     for (const args of [['--output', 'xml'], ['--output'], ['--output='], ['--output', 'json', '--output', 'openmetrics'], ['--output', 'openmetrics', 'extra'], ['openmetrics'], ['-o', 'openmetrics'], ['--output', 'OpenMetrics']]) {
       const r = await runViewer(['scan', ...args], { DESTINATION_PATH: 'not a destination' });
       assert.equal(r.status, 64, `${args.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, /^usage: viewer/);
+      // The mistake named in one line before the usage.
+      assert.match(r.stderr, /^viewer: scan [^\n]+\nusage: viewer/);
       assert.equal(r.stdout, '');
     }
   });

@@ -97,7 +97,7 @@ export function azureFailureDetail(error: unknown, signal: AbortSignal | undefin
   const local = localFailure(error);
   if (local !== null) return failureDetail({ errorName: local.code, endpoint, localCause: local.cause });
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; statusCode?: unknown };
-  if (e.name === 'CredentialUnavailableError' || e.name === 'AggregateAuthenticationError') return failureDetail({ errorName: e.name, localCause: LOCAL_CAUSES.noCredentials });
+  if (e.name === 'CredentialUnavailableError' || e.name === 'AggregateAuthenticationError') return failureDetail({ errorName: e.name, localCause: LOCAL_CAUSES.noAzureCredentials });
   if (typeof e.name === 'string' && CREDENTIAL_ERRORS.has(e.name)) return failureDetail({ errorName: e.name, httpStatus: e.statusCode });
   return failureDetail({ errorName: typeof e.code === 'string' ? e.code : e.name === 'RestError' || e.name === 'Error' ? null : e.name, httpStatus: e.statusCode, endpoint });
 }
