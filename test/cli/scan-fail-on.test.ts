@@ -3,7 +3,8 @@
  * printing its document as usual (any --output), a complete scan exits 2 when the scope's state is
  * at or beyond LEVEL in viewer's severity order (healthy < warning < unknown < unhealthy), 0
  * otherwise, and without the option exactly as before. `pg-wal1m` is healthy, `pg-main` a warning
- * (a candidate gap), and a server with nothing stored is unhealthy (`scope-empty`). An unknown
+ * while its deleted segment is a candidate gap and unhealthy once confirmed (an hour after the
+ * build: test/support/gap-age.ts), and a server with nothing stored is unhealthy (`scope-empty`). An unknown
  * level is named in one line before the usage.
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { atOrBeyond } from '../../src/cli/commands/scan.ts';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { runViewer, s3CredentialFiles, type ScanDocument } from '../support/run-viewer.ts';
+import { expectedGapStatus, expectedGapStatusNow } from '../support/gap-age.ts';
 
 describe('viewer scan --fail-on', () => {
   let repos: RealRepositories;
@@ -39,9 +41,11 @@ describe('viewer scan --fail-on', () => {
   });
 
   it('exits 2 after printing the document when the state is at or beyond the level, 0 below it', async () => {
+    const main = JSON.parse((await runViewer(['scan'], env('pg-main'))).stdout) as ScanDocument;
+    const confirmed = expectedGapStatus(repos.objects('pg-main'), repos.facts['DELETED_WAL'] ?? '', main.observations) === 'confirmed';
     const cases = [
       { server: 'pg-wal1m', state: 'healthy', codes: { warning: 0, unknown: 0, unhealthy: 0 } },
-      { server: 'pg-main', state: 'warning', codes: { warning: 2, unknown: 0, unhealthy: 0 } },
+      confirmed ? { server: 'pg-main', state: 'unhealthy', codes: { warning: 2, unknown: 2, unhealthy: 2 } } : { server: 'pg-main', state: 'warning', codes: { warning: 2, unknown: 0, unhealthy: 0 } },
       { server: 'pg-nothing-stored', state: 'unhealthy', codes: { warning: 2, unknown: 2, unhealthy: 2 } },
     ] as const;
     assert.equal(EXIT.degraded, 2);
@@ -55,7 +59,8 @@ describe('viewer scan --fail-on', () => {
           assert.equal(r.status, code, `${server} --fail-on ${level}: ${r.stderr}`);
           const doc = JSON.parse(r.stdout) as ScanDocument;
           assert.equal(doc.snapshot['state'], state, 'the document is printed as usual');
-          if (code === 2) assert.match(r.stderr, new RegExp(`^viewer: scan found the scope ${state} \\(--fail-on ${level}\\)\\n$`));
+          // Last on stderr, after what the scan itself says (an empty scope's location and hints).
+          if (code === 2) assert.match(r.stderr, new RegExp(`(^|\\n)viewer: scan found the scope ${state} \\(--fail-on ${level}\\)\\n$`));
           else assert.equal(r.stderr, '');
         }
       }),
@@ -69,7 +74,10 @@ describe('viewer scan --fail-on', () => {
     const metrics = await runViewer(['scan', '--fail-on', 'warning', '--save', state, '--output', 'openmetrics'], env('pg-main'));
     assert.equal(metrics.status, 2, metrics.stderr);
     assert.ok(metrics.stdout.endsWith('\n# EOF\n'));
-    assert.match(metrics.stdout, /^viewer_state\{server="pg-main",state="warning"\} 1$/m);
+    const shown = /^viewer_state\{server="pg-main",state="(warning|unhealthy)"\} 1$/m.exec(metrics.stdout)?.[1];
+    assert.ok(shown !== undefined, 'pg-main is a warning (candidate gap) or unhealthy (confirmed)');
+    const gap = expectedGapStatusNow(repos.objects('pg-main'), repos.facts['DELETED_WAL'] ?? '');
+    if (gap !== null) assert.equal(shown, gap === 'confirmed' ? 'unhealthy' : 'warning');
     const text = await runViewer(['scan', '--previous', state, '--output', 'text', '--fail-on', 'unhealthy'], env('pg-nothing-stored'));
     assert.equal(text.status, 78, 'a state file of another server is still refused before any scan');
     const summary = await runViewer(['scan', '--output', 'text', '--fail-on', 'unhealthy'], env('pg-nothing-stored'));
