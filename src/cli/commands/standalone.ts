@@ -47,8 +47,8 @@ interface Watched {
 function pagesOf(watch: RepositoryWatch, config: StandaloneConfig, destination: Destination): RepositoryPages {
   return {
     name: watch.name,
-    // A fleet entry is shown by its name; one repository by its bucket and prefix (never an account or endpoint).
-    displayName: watch.name ?? displayNameOf(destination),
+    // A fleet entry is shown by its name; one repository by REPOSITORY_NAME, else its bucket and prefix (never an account or endpoint).
+    displayName: watch.name ?? config.repositoryName ?? displayNameOf(destination),
     progress: () => watch.progress(),
     scopes: () => watch.views(),
     destination: () => watch.destination(),

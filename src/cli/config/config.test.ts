@@ -405,6 +405,17 @@ describe('valid configurations', () => {
     assert.equal(one.mode === 'standalone' && one.fleetFile, null);
   });
 
+  it('REPOSITORY_NAME: optional printable text naming the standalone pages; refused beside FLEET_FILE and in sidecar mode', () => {
+    const named = accepted({ ...STANDALONE, REPOSITORY_NAME: 'prod backups (eu-west)' });
+    assert.equal(named.mode === 'standalone' && named.repositoryName, 'prod backups (eu-west)');
+    const unnamed = accepted(STANDALONE);
+    assert.equal(unnamed.mode === 'standalone' && unnamed.repositoryName, null);
+    for (const bad of ['', ' padded', 'x'.repeat(129), 'tab\there', 'caf\u00e9']) {
+      assert.deepEqual(refused({ ...STANDALONE, REPOSITORY_NAME: bad }).map((v) => v.variable), ['REPOSITORY_NAME'], JSON.stringify(bad));
+    }
+    assert.deepEqual(refused({ FLEET_FILE: '/etc/viewer/fleet.yaml', REPOSITORY_NAME: 'prod' }).map((v) => [v.variable, v.rule]), [['REPOSITORY_NAME', "must not be set with FLEET_FILE: each entry's name names its repository"]]);
+  });
+
   it('FLEET_CONCURRENCY and METRICS_ADDR: defaults and bounds', () => {
     const c = accepted(STANDALONE);
     assert.equal(c.mode === 'standalone' && c.fleetConcurrency, 4);

@@ -133,6 +133,8 @@ export interface StandaloneConfig extends CommonConfig {
    * provider, credentials, region, endpoint, server names) are the defaults and mean nothing.
    */
   readonly destination: Destination | null;
+  /** `REPOSITORY_NAME`: what the pages call the one repository; `null` derives it from the destination (bucket and prefix). */
+  readonly repositoryName: string | null;
   /** `FLEET_FILE`: the fleet file's absolute path; `null` for one repository (or the demo). */
   readonly fleetFile: string | null;
   /** `FLEET_CONCURRENCY`: how many scans of the fleet run at once. */
@@ -168,7 +170,7 @@ export const KNOWN_VARIABLES = [
   'EXPECTED_RETENTION_POLICY', 'EXPECTED_MINIMUM_REDUNDANCY', 'EXPECTED_MAX_ARCHIVE_LAG',
   'REFRESH_INTERVAL_SECONDS', 'FRESHNESS_THRESHOLD_SECONDS', 'READINESS_WINDOW_SECONDS',
   'SCAN_MAX_PAGES', 'SCAN_MAX_OBJECTS', 'SCAN_TIMEOUT_SECONDS', 'SCAN_CONCURRENCY', 'LOG_LEVEL', 'STATE_DIR',
-  'METRICS_LABELS', 'FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR',
+  'METRICS_LABELS', 'FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR', 'REPOSITORY_NAME',
   // Barman's own variable, read for store-b's ambient chain (D-49); its rules are the Azure SDK's.
   'AZURE_STORAGE_CONNECTION_STRING',
 ] as const;
@@ -454,7 +456,7 @@ function parseStateDir(r: EnvReader, mode: RuntimeMode): string | null {
  * repository name (issue 25).
  */
 export const RESERVED_METRIC_LABELS: ReadonlySet<string> = new Set([
-  'server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'reason', 'version', 'format', 'provider',
+  'server', 'timeline', 'state', 'status', 'backup_id', 'stop', 'part', 'capability', 'reason', 'version', 'format', 'provider',
   'le', 'quantile', 'job', 'instance', 'repository',
 ]);
 const METRIC_LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
@@ -584,6 +586,7 @@ export function parseConfig(env: Env): ConfigResult {
   if (mode === 'sidecar') {
     // The mode table's restrictions: present at all (even empty) is a refusal.
     r.forbid('LISTEN_ADDR', 'must not be set in sidecar mode (the API is served on the Unix socket only)');
+    r.forbid('REPOSITORY_NAME', 'must not be set in sidecar mode (it names the standalone pages)');
     r.forbid('TRUSTED_USER_HEADER', 'must not be set in sidecar mode');
     for (const v of ['FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR']) r.forbid(v, 'applies to standalone mode only');
     if (r.boolean('ALLOW_DOWNLOAD') === true) r.violate('ALLOW_DOWNLOAD', 'must not be true in sidecar mode');
@@ -606,6 +609,9 @@ export function parseConfig(env: Env): ConfigResult {
   const allowDownload = r.boolean('ALLOW_DOWNLOAD') ?? false;
   const fleetFile = r.absolutePath('FLEET_FILE') ?? null;
   const fleetConcurrency = r.integer('FLEET_CONCURRENCY', 1, 64) ?? DEFAULTS.fleetConcurrency;
+  // Shown as text (escaped) in the page's title and heading: printable, no surrounding white space.
+  const repositoryName = r.pattern('REPOSITORY_NAME', /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/, 'printable ASCII text of 1 to 128 characters without surrounding white space') ?? null;
+  if (fleet && r.isSet('REPOSITORY_NAME')) r.violate('REPOSITORY_NAME', "must not be set with FLEET_FILE: each entry's name names its repository");
   if (fleet) {
     for (const v of REPOSITORY_VARIABLES) {
       if (env[v] !== undefined) r.violate(v, 'must not be set with FLEET_FILE: it belongs in the fleet file, in each repository entry');
@@ -621,7 +627,7 @@ export function parseConfig(env: Env): ConfigResult {
   const config: StandaloneConfig = {
     mode, format, provider, destination, serverNames, cluster, credentials, region, endpointUrl, caFile, retention,
     refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels, listen, trustedUserHeader, allowDownload,
-    fleetFile, fleetConcurrency, metricsListen,
+    fleetFile, fleetConcurrency, metricsListen, repositoryName,
   };
   return { ok: true, config, warnings: warningsFor(env) };
 }
