@@ -7,7 +7,7 @@
  * repository whose store fails or hangs holds at most one turn, publishes its own failures and
  * goes stale alone.
  */
-import { categoryOf, detailOf, publicDetail, type FailureDetail, type PublicFailureDetail } from '../common/errors.ts';
+import { categoryOf, detailOf, formatDetail, publicDetail, type FailureDetail, type PublicFailureDetail } from '../common/errors.ts';
 import type { Turns } from '../common/concurrency.ts';
 import type { Logger } from '../common/log.ts';
 import { discoverScopes } from '../evidence/discovery.ts';
@@ -122,7 +122,7 @@ export class RepositoryWatch {
 
   /** What discovery found beside the scopes; null with a configured list. */
   destination(): DestinationFacts | null {
-    return this.#discovering ? this.#facts : null;
+    return this.#discovering ? { ...this.#facts, discoveryFailureDetail: formatDetail(this.#discoveryDetail) } : null;
   }
 
   ready(): boolean {

@@ -50,6 +50,7 @@ function pagesOf(watch: RepositoryWatch, config: StandaloneConfig, destination: 
     // A fleet entry is shown by its name; one repository by REPOSITORY_NAME, else its bucket and prefix (never an account or endpoint).
     displayName: watch.name ?? config.repositoryName ?? displayNameOf(destination),
     progress: () => watch.progress(),
+    failureDetail: (server) => formatDetail(watch.failureDetail(server)),
     scopes: () => watch.views(),
     destination: () => watch.destination(),
     retentionPolicy: config.retention.policyText,

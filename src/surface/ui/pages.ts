@@ -99,6 +99,8 @@ export interface DestinationFacts {
   readonly discoveryFailure: FailureCategory | null;
   /** True until the first discovery has ended: no scope is known yet, and none is missing either (D-77). */
   readonly discoveryPending: boolean;
+  /** What points at the cause of the last discovery failure (error name, HTTP status, local cause; never the endpoint); absent or null when none is known. */
+  readonly discoveryFailureDetail?: string | null;
 }
 
 export interface PageContext {
@@ -123,6 +125,11 @@ export interface PageContext {
   readonly name?: string | null;
   /** The first scan's listing so far (the refresher's BudgetMeter), while it runs; null or absent otherwise. */
   readonly progress?: { readonly pages: number; readonly objects: number } | null;
+  /**
+   * What points at the cause of a scope's latest failed attempt, by server (the error name, the HTTP
+   * status and the local cause; never the endpoint, a key or provider text); null when none.
+   */
+  readonly failureDetail?: (server: string) => string | null;
 }
 
 /** The query that names the fleet repository a page shows (empty outside a fleet). */
@@ -475,7 +482,7 @@ ${formatFacts(s.details)}
 <span>Generation</span><span>${s.evidence_generation} (revision ${s.revision}), ${s.completeness}${s.stale ? ', stale' : ''}</span>
 <span>Scan started</span><span>${when(s.started_at)}</span><span>Scan completed</span><span>${when(s.completed_at)}</span>
 <span>Store's clock at the scan</span><span>${v.clock === null ? when(null) : v.clock.storeTimeAtScan === null ? html`<span class="muted">not sent by the store</span>` : when(v.clock.storeTimeAtScan)}</span>
-<span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}`}</span>
+<span>Last attempt</span><span>${when(s.last_attempt_at)}${s.inventory.last_failure_category === null ? '' : html` — failed: ${s.inventory.last_failure_category}${((d) => (d === null ? '' : ` (${d})`))(ctx.failureDetail?.(v.server) ?? null)}`}</span>
 <span>Safety limits reached</span><span>${limits.length === 0 ? 'none' : limits.join(', ')}</span>
 <span>Objects</span><span>${count(s.inventory.object_count)}</span><span>Stored bytes</span><span>${bytes(s.inventory.stored_bytes)}</span>
 <span>WAL continuity</span><span>${state(d.wal.state)} ${d.wal.reason.message}</span>
@@ -510,7 +517,7 @@ const DISCOVERY_FAILURES: Record<FailureCategory, string> = {
 
 function destinationNotes(d: DestinationFacts | null, scopes: number): Raw {
   if (d === null) return html``;
-  return html`${d.discoveryFailure === null ? '' : html`<p class="notice error" role="alert"><strong>Discovery failed (${d.discoveryFailure}):</strong> ${DISCOVERY_FAILURES[d.discoveryFailure]}. ${scopes === 0 ? 'No server scope is known, so nothing below is evidence of an empty destination.' : 'The server scopes below are those an earlier discovery found.'} Discovery is retried every refresh interval.</p>`}
+  return html`${d.discoveryFailure === null ? '' : html`<p class="notice error" role="alert"><strong>Discovery failed (${d.discoveryFailure}${d.discoveryFailureDetail == null ? '' : `: ${d.discoveryFailureDetail}`}):</strong> ${DISCOVERY_FAILURES[d.discoveryFailure]}. ${scopes === 0 ? 'No server scope is known, so nothing below is evidence of an empty destination.' : 'The server scopes below are those an earlier discovery found.'} Discovery is retried every refresh interval.</p>`}
 ${d.foreignFormat === null ? '' : html`<p class="notice">The destination looks like ${FOREIGN_FORMATS[d.foreignFormat]} (incompatible_format): its <code>archive/</code> and <code>backup/</code> areas are not read as servers.</p>`}
 <p>Objects under the destination that belong to no server scope: ${count(d.unscopedObjects)}.</p>`;
 }

@@ -36,6 +36,8 @@ export interface RepositoryPages {
   readonly displayName?: string | null;
   /** The listing so far of a first scan still running (its BudgetMeter's pages and objects); null once every scope has published one. */
   readonly progress?: () => { readonly pages: number; readonly objects: number } | null;
+  /** What points at the cause of a scope's latest failed attempt (page text: error name, HTTP status, local cause); absent or null when none. */
+  readonly failureDetail?: (server: string) => string | null;
 }
 
 export interface StandaloneServerOptions {
@@ -156,6 +158,7 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
     demo: o.demo,
     name: r?.displayName ?? null,
     progress: r?.progress?.() ?? null,
+    ...(r?.failureDetail === undefined ? {} : { failureDetail: r.failureDetail }),
     ...(fleet ? { repository: r?.name ?? null } : {}),
   });
   const html_ = 'text/html; charset=utf-8';
