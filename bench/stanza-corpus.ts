@@ -11,13 +11,13 @@
  * checks its shape, never its value), so 1 M keys cost no hashing.
  *
  * The backup area and the info files are written by the format's synthetic stanza writer
- * (src/format/stanza-repository/synthetic-repository.ts: valid checksums, manifests and their
+ * (test/support/synthetic/stanza-repository.ts: valid checksums, manifests and their
  * copies, bundles or separate files, history manifests) into a small MemoryStore, and read back as
  * groups; the WAL is kept as one group per segment directory, built when a listing reaches it, so
  * memory is O(directories) as in the barman corpus.
  */
 import type { MemoryStore } from '../src/store/memory/memory-driver.ts';
-import { SyntheticStanza, type SyntheticBackup, type SyntheticCompress, type SyntheticFile } from '../src/format/stanza-repository/synthetic-repository.ts';
+import { SyntheticStanza, type SyntheticBackup, type SyntheticCompress, type SyntheticFile } from '../test/support/synthetic/stanza-repository.ts';
 import { minimumSegmentBytes } from '../src/format/stanza-repository/wal-plan.ts';
 import type { WalCompression } from '../src/format/stanza-repository/wal-keys.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';

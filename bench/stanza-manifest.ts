@@ -1,6 +1,6 @@
 /**
  * What a large pgBackRest manifest costs through the format's real read path: one stanza in a
- * MemoryStore (src/format/stanza-repository/synthetic-repository.ts) with one bundled full backup
+ * MemoryStore (test/support/synthetic/stanza-repository.ts) with one bundled full backup
  * of a database of <tables> tables — six files per table (heap, free-space map, visibility map, a
  * primary-key index, a TOAST table and its index) plus 1,003 catalog files, the shape
  * docs/design/stanza-repository.md measured with the parser alone — and a few WAL segments, scanned
@@ -11,7 +11,7 @@
  * Usage: node --expose-gc bench/stanza-manifest.ts <tables>
  */
 import { MemoryStore } from '../src/store/memory/memory-driver.ts';
-import { SyntheticStanza, type SyntheticFile } from '../src/format/stanza-repository/synthetic-repository.ts';
+import { SyntheticStanza, type SyntheticFile } from '../test/support/synthetic/stanza-repository.ts';
 import { stanzaRepository } from '../src/format/stanza-repository/format.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
 import { BudgetMeter } from '../src/evidence/listing.ts';

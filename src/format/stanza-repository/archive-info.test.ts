@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseInfoFile, type InfoFile } from './info-file.ts';
 import { archiveIdOf, readArchiveInfo } from './archive-info.ts';
-import { REAL_ARCHIVE_INFO, enc } from './fixtures.test-data.ts';
+import { REAL_ARCHIVE_INFO, enc } from '../../../test/support/synthetic/stanza-fixtures.ts';
 
 function file(text: string): InfoFile {
   const r = parseInfoFile(enc(text));

@@ -12,7 +12,7 @@ import {
   INFO_FIELDS, annotationsOf, isLabel, labelType, pgVersionNum, readBackupInfo,
   type BackupInfo, type CurrentBackup, type InfoProblem,
 } from './backup-info.ts';
-import { REAL_BACKUP_INFO, enc } from './fixtures.test-data.ts';
+import { REAL_BACKUP_INFO, enc } from '../../../test/support/synthetic/stanza-fixtures.ts';
 
 function file(text: string): InfoFile {
   const r = parseInfoFile(enc(text));

@@ -17,7 +17,7 @@ import { confine } from '../../store/confined.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { REASONS } from './backups.ts';
 import { stanzaRepository } from './format.ts';
-import { SyntheticStanza, type SyntheticBackup } from './synthetic-repository.ts';
+import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
 
 const PREFIX = 'repo';
 const STANZA = 'main';

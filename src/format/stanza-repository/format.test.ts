@@ -24,7 +24,7 @@ import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { geometry } from '../../postgres/wal.ts';
 import { stanzaRepository } from './format.ts';
 import { parseRetentionPolicy, classifyGaps } from './retention.ts';
-import { SyntheticStanza, type SyntheticBackup } from './synthetic-repository.ts';
+import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
 
 const PREFIX = 'repo';
 const STANZA = 'main';

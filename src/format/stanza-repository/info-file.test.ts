@@ -11,7 +11,7 @@ import {
   INFO_FILE_LIMITS, InfoStream, chooseInfoCopy, parseInfoFile, parseJsonValue, renderJsonString, utf8Text,
   type InfoFailure, type InfoFile, type InfoFileResult, type JsonValue,
 } from './info-file.ts';
-import { REAL_ARCHIVE_INFO, REAL_BACKUP_INFO, enc, seal, unsealed } from './fixtures.test-data.ts';
+import { REAL_ARCHIVE_INFO, REAL_BACKUP_INFO, enc, seal, unsealed } from '../../../test/support/synthetic/stanza-fixtures.ts';
 
 const FAILURES: readonly InfoFailure[] = [
   'too-large', 'too-many-lines', 'line-too-long', 'too-many-sections', 'binary', 'encrypted', 'bad-section',

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { MANIFEST_FIELDS, ManifestParser, parseManifest, type ManifestResult, type StoredObject } from './manifest.ts';
-import { enc, manifestText, type ManifestFileEntry } from './fixtures.test-data.ts';
+import { enc, manifestText, type ManifestFileEntry } from '../../../test/support/synthetic/stanza-fixtures.ts';
 
 const FULL = '20261121-132726F';
 const SHA = 'da39a3ee5e6b4b0d3255bfef95601890afd80709';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { MANIFEST_FIELDS, MANIFEST_LIMITS, ManifestParser, parseManifest, type Manifest, type ManifestParseOptions, type ManifestProblem } from './manifest.ts';
-import { clusterFiles, enc, manifestText, seal, unsealed, type ManifestFileEntry, type ManifestShape } from './fixtures.test-data.ts';
+import { clusterFiles, enc, manifestText, seal, unsealed, type ManifestFileEntry, type ManifestShape } from '../../../test/support/synthetic/stanza-fixtures.ts';
 
 const FULL = '20261121-132726F';
 const INCR = '20261121-132726F_20261121-132731I';

@@ -16,7 +16,7 @@ import { scopeView } from './scope-view.ts';
 import { parseRetentionPolicy } from '../../format/barman-cloud/retention-policy.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
 import { stanzaRepository } from '../../format/stanza-repository/format.ts';
-import { SyntheticStanza, type SyntheticBackup } from '../../format/stanza-repository/synthetic-repository.ts';
+import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
 import { confine } from '../../store/confined.ts';
 
 

@@ -1,8 +1,8 @@
 /**
  * Info files written by pgBackRest 2.45 for PostgreSQL 15 (research real-repository.md, "pgBackRest
  * 2.45 against s3rver"), byte for byte, and a helper that seals hand-made variants with a checksum
- * computed independently of info-file.ts (the rule of research pgbackrest-format.md §2), for the
- * tests of this folder.
+ * computed independently of src/format/stanza-repository/info-file.ts (the rule of research
+ * pgbackrest-format.md §2), for that format's tests.
  */
 import { createHash } from 'node:crypto';
 

@@ -4,14 +4,15 @@
  * copies and valid checksums, each backup's directory with its manifest (and copy), its separate
  * files or bundles, its history manifest and its `.backup` file, WAL segments named
  * `<24 hex>-<sha1>[.<ext>]` under their 16-hex directories, timeline history files one level up.
- * For the unit tests of this folder (hostile and broken variants included); the real-repository
- * tests use pgBackRest itself.
+ * For the unit tests of src/format/stanza-repository/ (hostile and broken variants included), the
+ * pages' tests and the benchmark's stanza corpus; the real-repository tests use pgBackRest itself.
+ * Test-only: nothing under src/ outside tests imports it.
  */
 import { createHash } from 'node:crypto';
-import { formatLsn, geometry, walName, type WalGeometry } from '../../postgres/wal.ts';
-import type { MemoryStore } from '../../store/memory/memory-driver.ts';
-import { renderJsonString } from './info-file.ts';
-import { archiveArea, backupArea } from './layout.ts';
+import { formatLsn, geometry, walName, type WalGeometry } from '../../../src/postgres/wal.ts';
+import type { MemoryStore } from '../../../src/store/memory/memory-driver.ts';
+import { renderJsonString } from '../../../src/format/stanza-repository/info-file.ts';
+import { archiveArea, backupArea } from '../../../src/format/stanza-repository/layout.ts';
 
 /** One section of an info file: its name and its `key=value` lines, values as raw JSON text. */
 export type InfoSection = readonly [name: string, lines: readonly (readonly [key: string, value: string])[]];
