@@ -10,6 +10,7 @@ import { explainReason } from '../../client/index.ts';
 import { commonSummary } from '../../contract/details-view.ts';
 import { html, raw, type Raw } from '../ui/html.ts';
 import { STYLE } from '../ui/pages.ts';
+import { consoleRestore, type ConsoleRestore, type PassedOver, type PathEnd, type RestoreUnknownReason } from './restore.ts';
 
 export interface ConsoleView {
   /** False when the four repository inputs are not configured. */
@@ -100,6 +101,85 @@ ${collectionSection(
 )}`;
 }
 
+const RESTORE_UNKNOWN_WORDS: Record<RestoreUnknownReason, string> = {
+  'not-configured': 'repository evidence is not configured',
+  'no-projection': 'no publication has been assembled yet',
+  'source-not-current': 'the publication shown is retained, not the sidecar\'s current one',
+  'no-completed-scan': 'the sidecar has not completed a scan yet',
+  stale: 'the publication is stale, so its evidence may no longer hold',
+  incomplete: 'the publication\'s evidence is incomplete',
+  'details-unrecognized': 'the format details are not recognized by this console, so it cannot tell whether the evidence was truncated',
+  'evidence-truncated': 'the sidecar truncated its WAL ranges or diagnostics, so a path or the newest WAL may be missing from them',
+  'collection-unknown': 'not every collection was assembled',
+};
+
+/** Where a path ends, in the standalone page's words, with the segments of the gap it stops at. */
+function stopPhrase(p: PathEnd): Raw {
+  const after = p.frontier_wal === null ? '' : html` after <code>${p.frontier_wal}</code>`;
+  const gap = p.gap === null ? '' : html`: ${p.gap.status} gap <code>${p.gap.first_wal}</code>..<code>${p.gap.last_wal}</code> (${p.gap.segment_count} segment${p.gap.segment_count === 1 ? '' : 's'} missing)`;
+  switch (p.stop) {
+    case 'frontier':
+      return html`reaches the newest WAL (frontier)`;
+    case 'candidate-limited':
+      return html`stops at a candidate gap${after} (candidate-limited)${gap}`;
+    case 'unknown-limited':
+      return html`stops where the timeline history is unknown${after} (unknown-limited)`;
+    case 'gap-limited':
+      return p.reason_code === 'standalone-retention-limited'
+        ? html`stops at the hole retention leaves after the WAL this backup needs${after} (gap-limited)${gap}`
+        : html`stops at missing WAL${after} (gap-limited)${gap}`;
+  }
+}
+
+function whyNotPhrase(o: PassedOver, timeline: number): Raw {
+  switch (o.why) {
+    case 'not-usable':
+      return html`not structurally usable (<code>${o.reason_code ?? ''}</code>)`;
+    case 'no-path':
+      return html`no observed recovery path to timeline ${timeline}`;
+    case 'stops':
+      return o.path === null ? html`its path does not reach the newest WAL` : html`its path ${stopPhrase(o.path)}`;
+    case 'path-not-usable':
+      return html`its path reaches the newest WAL but is ${o.path?.state ?? 'unknown'} (<code>${o.reason_code ?? ''}</code>)`;
+  }
+}
+
+/** How many passed-over backups the page names; the JSON and the backups table list every one. */
+const PASSED_OVER_SHOWN = 8;
+
+const NONE_WORDS = {
+  'no-backup': 'There is no backup.',
+  'no-usable-backup': 'No backup is structurally usable.',
+} as const;
+
+function restoreSection(r: ConsoleRestore): Raw {
+  if (!r.known) {
+    const which = r.collections.length === 0 ? '' : html` (unknown: ${r.collections.join(', ')})`;
+    return html`<section><h2>Backup to restore from</h2><p class="state-unknown">Unknown: ${RESTORE_UNKNOWN_WORDS[r.reason]}${which} (<code>${r.reason}</code>). Never a guess.</p></section>`;
+  }
+  const t = r.timeline;
+  const shown = r.passed_over.slice(0, PASSED_OVER_SHOWN);
+  const more = r.passed_over.length - shown.length;
+  const passed = (heading: string) =>
+    shown.length === 0 || t === null
+      ? ''
+      : html`<p>${heading}</p><ul>${shown.map((o) => html`<li><code>${o.backup_id}</code>${o.time_unknown ? ' (time unknown)' : ''}: ${whyNotPhrase(o, t)}</li>`)}${more > 0 ? html`<li>and ${more} more (the backups below list every one)</li>` : ''}</ul>`;
+  let body: Raw;
+  if (t === null) body = html`<p class="state-unknown">None: no WAL was observed, so no recovery path reaches any.</p>`;
+  else if (r.backup !== null) {
+    const b = r.backup;
+    body = html`<p><code>${b.backup_id}</code>, ended ${b.end_at ?? 'unknown'}, path <span class="state-${b.path.state}">${b.path.state}</span>: the newest structurally usable backup whose observed recovery coverage reaches the newest WAL of timeline ${t} (<code>${b.path.frontier_wal ?? 'unknown'}</code>, received ${b.path.frontier_receipt_at ?? 'at an unknown time'} by the store's clock).</p>${passed('Not a newer one:')}`;
+  } else {
+    const n = r.none;
+    const f = n?.furthest ?? null;
+    const why = f !== null
+      ? html`The furthest path, from <code>${f.backup_id}</code>, ${stopPhrase(f)}.`
+      : n?.reason === 'no-backup' || n?.reason === 'no-usable-backup' ? NONE_WORDS[n.reason] : html`No structurally usable backup has a path to timeline ${t}.`;
+    body = html`<p class="state-unhealthy">None: no backup's observed recovery coverage reaches the newest WAL of timeline ${t}. ${why}</p>${passed('Why not each backup:')}`;
+  }
+  return html`<section><h2>Backup to restore from${t === null ? '' : html` (timeline ${t})`}</h2>${body}<p>Observed recovery coverage from the projection's items, the standalone page's choice; never a promise that a restore works.</p></section>`;
+}
+
 function correlationSection(v: ConsoleView): Raw {
   if (v.correlation === null) return raw('');
   const problem = v.recordsProblem === null ? '' : v.recordsProblem === 'unreadable' ? 'The Backup records file could not be read; the last records read are shown.' : 'The Backup records file is not a valid Backup list; the last records read are shown.';
@@ -114,11 +194,16 @@ export function consolePage(v: ConsoleView): string {
     ? html`<p class="state-${s.state === 'available' ? 'healthy' : s.state === 'unavailable' ? 'unhealthy' : 'unknown'}">Repository source: <strong>${s.state}</strong>, ${SOURCE_WORDS[s.reason] ?? s.reason} (<code>${s.reason}</code>) since ${s.since.toISOString()}.</p>
 ${v.projection === null ? html`<p>No publication has been assembled yet.</p>` : s.state === 'available' ? '' : html`<p>Shown below: the last completely assembled publication, retained.</p>`}`
     : html`<p>Repository evidence is not configured (none of the four <code>REPOSITORY_*</code> inputs is set).</p>`;
-  const body = html`<h1>viewer console</h1><p>A reference consumer of the sidecar's evidence API.</p>${source}${v.projection === null ? '' : projectionSections(v.projection, v.now)}${correlationSection(v)}`;
+  const restore = v.enabled ? restoreSection(consoleRestore(v.enabled, v.status, v.projection)) : '';
+  const body = html`<h1>viewer console</h1><p>A reference consumer of the sidecar's evidence API.</p>${source}${restore}${v.projection === null ? '' : projectionSections(v.projection, v.now)}${correlationSection(v)}`;
   return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><title>viewer console</title><style>${raw(STYLE)}</style></head><body><main>${body}</main></body></html>`.text}\n`;
 }
 
-/** The console's JSON: its source state, the projection and the correlation, keys in a fixed order. */
+/**
+ * The console's JSON: its source state, the projection, the backup to restore from (`restore`,
+ * restore.ts; unknown with its reason whenever the projection cannot stand for the repository now)
+ * and the correlation, keys in a fixed order.
+ */
 export function consoleJson(v: ConsoleView): string {
   const p = v.projection;
   return `${JSON.stringify({
@@ -128,6 +213,7 @@ export function consoleJson(v: ConsoleView): string {
       p === null
         ? null
         : { revision: p.revision, evidence_generation: p.evidenceGeneration, assembled_at: p.assembledAt.toISOString(), snapshot: p.snapshot, details: p.details, collections: p.collections },
+    restore: consoleRestore(v.enabled, v.status, p),
     correlation: v.correlation,
   })}\n`;
 }
