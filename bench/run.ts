@@ -6,6 +6,10 @@
  * (bench/stanza-corpus.ts loaded into the bench store; scan against its flat and ranged listings,
  * peak RSS at 100 k and 1 M keys); it prints its rows and leaves bench/results.json alone. The
  * whole run measures the same after barman-cloud's figures and adds its rows.
+ * `npm run bench -- --only=fleet`: only the fleet's figures (bench/fleet.ts: 100 repositories of 3
+ * servers in the bench store, one standalone process with FLEET_FILE: time to the first complete
+ * fleet, CPU per refresh cycle, peak RSS); it prints its rows and leaves bench/results.json alone.
+ * The whole run measures the same last and adds its rows.
  *
  * These machines drift by up to a third within an hour, so every figure is a ratio of two cases
  * run side by side: the cases run round-robin (one run of each, then the next round), each run is
@@ -29,6 +33,7 @@ import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, PORT, SECRET_ACCESS_KEY, en
 import { compareTruth } from './truth.ts';
 import { measureConsumer, type ConsumerRounds } from './consumer.ts';
 import { STANZA_GENERATOR_VERSION, STANZA_STORE_CORPORA, StanzaCorpus } from './stanza-corpus.ts';
+import { FLEET_MARKER_VERSION, FLEET_SPEC, FleetCorpus, runFleet, writeFleetFile, type FleetRun } from './fleet.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
 
 const QUICK = process.argv.includes('--quick');
@@ -46,6 +51,9 @@ const API_REQUESTS = 20_000;
 const HEAP_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=1'];
 // A round of the consumer figures takes about 1.5 s: not fewer in --quick.
 const CONSUMER_ROUNDS = 7;
+// The fleet's FLEET_CONCURRENCY: the default, and twice it beside (first complete fleet only).
+const FLEET_CONCURRENCY = 4;
+const FLEET_CONCURRENCY_WIDE = 8;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const fail = (line: string): never => {
@@ -293,6 +301,100 @@ async function stanzaOnly(): Promise<void> {
   }
 }
 
+/** The fleet figures: table rows, entries of bench/results.json and their spreads. */
+interface FleetReport {
+  readonly rows: readonly string[];
+  readonly caseRows: readonly string[];
+  readonly results: Record<string, unknown>;
+  readonly spread: readonly [string, Figure][];
+}
+
+/**
+ * The fleet corpus (bench/fleet.ts) loaded into the bench store, then RSS_ROUNDS rounds of two
+ * processes side by side, the order rotating: FLEET_CONCURRENCY 4 (the default) to the first
+ * complete fleet and through one further refresh cycle, and FLEET_CONCURRENCY 8 to the first
+ * complete fleet only. Each round's runs are checked against the corpus before they count.
+ */
+async function measureFleet(dir: string): Promise<FleetReport> {
+  const corpus = new FleetCorpus();
+  const loaded = await loadCorpus(corpus, log, FLEET_MARKER_VERSION);
+  const scopes = corpus.scopes.length;
+  log(`\nfleet corpus: ${corpus.size} objects, ${FLEET_SPEC.repositories} repositories of ${FLEET_SPEC.servers.length} barman-cloud servers (${scopes} scopes of ${FLEET_SPEC.segments} segments) in s3://${BUCKET}/${FLEET_SPEC.root}${loaded > 0 ? `, loaded in ${loaded.toFixed(0)} s` : ', already loaded'}`);
+  const fleetFile = join(dir, 'fleet.yaml');
+  writeFleetFile(fleetFile, corpus, { id: join(dir, 'id'), secret: join(dir, 'secret') });
+  log(`fleet: ${RSS_ROUNDS} rounds of one standalone process each at FLEET_CONCURRENCY ${FLEET_CONCURRENCY} (first complete fleet, then one further refresh cycle, REFRESH_INTERVAL_SECONDS=60) and ${FLEET_CONCURRENCY_WIDE} (first complete fleet); its log read every 250 ms, its metrics checked at each milestone`);
+  const runs: { base: FleetRun[]; wide: FleetRun[] } = { base: [], wide: [] };
+  for (let round = 0; round < RSS_ROUNDS; round++) {
+    const cases = [
+      () => runFleet({ node: NODE, viewer: VIEWER, fleetFile, logFile: join(dir, `fleet-${round}-c${FLEET_CONCURRENCY}.log`), concurrency: FLEET_CONCURRENCY, cycle: true, corpus }).then((r) => runs.base.push(r)),
+      () => runFleet({ node: NODE, viewer: VIEWER, fleetFile, logFile: join(dir, `fleet-${round}-c${FLEET_CONCURRENCY_WIDE}.log`), concurrency: FLEET_CONCURRENCY_WIDE, cycle: false, corpus }).then((r) => runs.wide.push(r)),
+    ];
+    try {
+      for (const c of round % 2 === 0 ? cases : [...cases].reverse()) await c();
+    } catch (error) {
+      fail(`fleet round ${round + 1}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const b = runs.base[round] as FleetRun;
+    const w = runs.wide[round] as FleetRun;
+    log(`  round ${round + 1}: c${FLEET_CONCURRENCY} first fleet ${b.firstFleetS.toFixed(2)} s (CPU ${b.firstFleetCpuS.toFixed(2)} s), cycle ${(b.cycleS ?? 0).toFixed(1)} s (CPU ${(b.cycleCpuS ?? 0).toFixed(2)} s), peak RSS ${(b.peakRssBytes / 2 ** 20).toFixed(1)} MiB; c${FLEET_CONCURRENCY_WIDE} first fleet ${w.firstFleetS.toFixed(2)} s (CPU ${w.firstFleetCpuS.toFixed(2)} s)`);
+  }
+  const mib = (x: number) => x / 2 ** 20;
+  const base = runs.base;
+  const figures: Record<string, [string, Figure, number]> = {
+    fleet_first_complete_s: [`spawn to every scope at generation >= 1, FLEET_CONCURRENCY ${FLEET_CONCURRENCY}`, figure(base.map((r) => r.firstFleetS)), 2],
+    [`fleet_first_complete_s_c${FLEET_CONCURRENCY_WIDE}`]: [`the same at FLEET_CONCURRENCY ${FLEET_CONCURRENCY_WIDE}`, figure(runs.wide.map((r) => r.firstFleetS)), 2],
+    [`fleet_first_complete_c${FLEET_CONCURRENCY_WIDE}_vs_c${FLEET_CONCURRENCY}`]: ['time ratio, same round', figure(runs.wide.map((r, i) => r.firstFleetS / (base[i] as FleetRun).firstFleetS)), 3],
+    fleet_cpu_first_complete_s: ['CPU from spawn to the first complete fleet', figure(base.map((r) => r.firstFleetCpuS)), 2],
+    [`fleet_cpu_first_complete_s_c${FLEET_CONCURRENCY_WIDE}`]: [`the same at FLEET_CONCURRENCY ${FLEET_CONCURRENCY_WIDE}`, figure(runs.wide.map((r) => r.firstFleetCpuS)), 2],
+    fleet_cpu_cycle_s: ['CPU over one further cycle, every scope to generation >= 2', figure(base.map((r) => r.cycleCpuS ?? Number.NaN)), 2],
+    fleet_cpu_per_scope_scan_ms: ["that cycle's CPU / the scans it completed", figure(base.map((r) => ((r.cycleCpuS ?? Number.NaN) / (r.cycleScans ?? Number.NaN)) * 1000)), 1],
+    fleet_cycle_s: ['first complete fleet to every scope at generation >= 2', figure(base.map((r) => r.cycleS ?? Number.NaN)), 1],
+    fleet_scrape_cpu_ms: [`one scrape of the ${scopes} scopes' /metrics, for scale`, figure(base.map((r) => r.scrapeCpuMs ?? Number.NaN)), 1],
+    fleet_scrape_ms: ['its time, 20 in a row', figure(base.map((r) => r.scrapeMs ?? Number.NaN)), 1],
+    fleet_peak_rss_mib: ['VmHWM at the end of the further cycle', figure(base.map((r) => mib(r.peakRssBytes))), 1],
+    fleet_rss_first_complete_mib: ['VmRSS at the first complete fleet', figure(base.map((r) => mib(r.rssAtFirstFleetBytes))), 1],
+    [`fleet_peak_rss_mib_c${FLEET_CONCURRENCY_WIDE}`]: [`VmHWM at the first complete fleet, FLEET_CONCURRENCY ${FLEET_CONCURRENCY_WIDE}`, figure(runs.wide.map((r) => mib(r.peakRssBytes))), 1],
+  };
+  const rows = Object.entries(figures).map(([name, [text, f, digits]]) => `| ${name} (${text}) | ${f.median.toFixed(digits)} | ${f.min.toFixed(digits)}–${f.max.toFixed(digits)} (${f.rounds.length}) | report | |`);
+  const caseRows = [
+    `| fleet_c${FLEET_CONCURRENCY}_first_complete | ${figures['fleet_first_complete_s']?.[1].median.toFixed(2)} | ${base.map((r) => r.firstFleetS.toFixed(2)).join(' ')} |`,
+    `| fleet_c${FLEET_CONCURRENCY_WIDE}_first_complete | ${median(runs.wide.map((r) => r.firstFleetS)).toFixed(2)} | ${runs.wide.map((r) => r.firstFleetS.toFixed(2)).join(' ')} |`,
+  ];
+  const results = {
+    fleet: {
+      corpus: { root: FLEET_SPEC.root, repositories: FLEET_SPEC.repositories, servers_per_repository: FLEET_SPEC.servers.length, scopes, segments_per_scope: FLEET_SPEC.segments, objects: corpus.size, servers_listed: Math.ceil(FLEET_SPEC.repositories / 2), servers_discovered: Math.floor(FLEET_SPEC.repositories / 2) },
+      fleet_concurrency: FLEET_CONCURRENCY,
+      refresh_interval_seconds: 60,
+      poll_ms: 250,
+      rounds: RSS_ROUNDS,
+      ...Object.fromEntries(Object.entries(figures).map(([name, [, f]]) => [name, round3(f.median)])),
+      scans: { first_complete: base.map((r) => r.firstFleetScans), cycle: base.map((r) => r.cycleScans) },
+    },
+  };
+  return { rows, caseRows, results, spread: Object.entries(figures).map(([name, [, f]]) => [name, f] as [string, Figure]) };
+}
+
+/** `--only=fleet`: the fleet figures alone, printed; bench/results.json is the whole run's. */
+async function fleetOnly(): Promise<void> {
+  log(`viewer bench --only=fleet: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+  ensureStore(log);
+  const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
+  try {
+    writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
+    writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
+    const report = await measureFleet(dir);
+    log('\n| figure | median | spread (rounds) | target | met |');
+    log('|---|---|---|---|---|');
+    for (const line of report.rows) log(line);
+    log('\n| case | median s | rounds |');
+    log('|---|---|---|');
+    for (const line of report.caseRows) log(line);
+    log('\nbench/results.json not written: it holds a whole run (npm run bench)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Debian's Barman client, installed when this machine can; otherwise one clear line. */
 function ensureBarman(): void {
   const usable = () => existsSync(BARMAN_CHECK) && spawnSync(PYTHON, ['-c', 'import barman.clients.cloud_check_wal_archive, boto3'], { stdio: 'ignore' }).status === 0;
@@ -451,6 +553,9 @@ async function main(): Promise<void> {
     // The pgBackRest stanza of the same size, after every barman-cloud figure (it changes none of them).
     const stanza = await measureStanza(dir);
 
+    // The fleet last: 100 repositories in one standalone process (its own corpus under bench-fleet/).
+    const fleet = await measureFleet(dir);
+
     const ratios = {
       scan_vs_list: paired('scan', 'list'),
       scan_vs_list_20ms: paired('scan_20ms', 'list_20ms'),
@@ -490,6 +595,7 @@ async function main(): Promise<void> {
     log(`| api_paging_default_limit_ms (limit 100) | ${pagingDefault.median.toFixed(1)} | ${pagingDefault.min.toFixed(1)}–${pagingDefault.max.toFixed(1)} (${pagingDefault.rounds.length}) | report | |`);
     for (const line of consumer.rows) log(line);
     for (const line of stanza.rows) log(line);
+    for (const line of fleet.rows) log(line);
     log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
     log('|---|---|---|---|---|---|---|');
     for (const n of sizes) {
@@ -502,6 +608,7 @@ async function main(): Promise<void> {
     log('|---|---|---|');
     for (const n of names) log(`| ${n} | ${median(times[n] as number[]).toFixed(2)} | ${(times[n] as number[]).map((t) => t.toFixed(2)).join(' ')} |`);
     for (const line of stanza.caseRows) log(line);
+    for (const line of fleet.caseRows) log(line);
 
     const results = {
       generated_at: new Date().toISOString(),
@@ -511,6 +618,7 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       ratios: { ...Object.fromEntries(Object.entries(ratios).map(([k, f]) => [k, round3(f.median)])), ...stanza.results['ratios'] as Record<string, number> },
       pgbackrest: stanza.results['pgbackrest'],
+      fleet: fleet.results['fleet'],
       api_p99_ms: round3(p99.median),
       scanner_keys_per_s: Math.round(keysPerSPrebuilt.median),
       scanner_keys_per_s_lazy_source: Math.round(keysPerS.median),
@@ -519,7 +627,7 @@ async function main(): Promise<void> {
       ...consumer.results,
       api_rps: { evidence: Math.round(median(api.evidence.map((e) => e.rps))), bare: Math.round(median(api.bare.map((e) => e.rps))), bare_p99_ms: round3(median(api.bare.map((e) => e.p99_ms))) },
       spread: Object.fromEntries(
-        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread, ...stanza.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
+        ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread, ...stanza.spread, ...fleet.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
       ),
       seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
       memory: Object.fromEntries(
@@ -544,4 +652,5 @@ async function main(): Promise<void> {
 if (ONLY === undefined) await main();
 else if (ONLY === 'consumer') await consumerOnly();
 else if (ONLY === 'pgbackrest') await stanzaOnly();
-else fail(`--only=${ONLY}: the parts that run alone are consumer and pgbackrest`);
+else if (ONLY === 'fleet') await fleetOnly();
+else fail(`--only=${ONLY}: the parts that run alone are consumer, pgbackrest and fleet`);
