@@ -6,4 +6,6 @@ if (major < 24) {
   process.stderr.write(`viewer: Node.js 24 or newer is required, this is ${process.version}; run it with npx viewer or npm start after npm ci\n`);
   process.exit(1);
 }
+// Installed from a registry, the package sits under node_modules, where Node strips no types.
+if (import.meta.url.includes('/node_modules/')) await import('./register.js');
 await import('../src/cli/main.ts');

