@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 import { describe, it } from 'node:test';
+import { loadedFrom, ROOT, runtimeEntries } from './support/import-graph.ts';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
@@ -92,6 +93,23 @@ describe('architecture', () => {
   it('only the command line reads the environment', () => {
     const bad = files.filter((f) => layerOf(f) !== 'cli' && !f.endsWith('.test.ts') && /process\.env/.test(readFileSync(f, 'utf8')));
     assert.deepEqual(bad.map((f) => relative(SRC, f)), []);
+  });
+
+  it('modules under src/ import nothing outside src/ (no test/, bench/ or scripts/ module at run time)', () => {
+    const bad: string[] = [];
+    for (const f of files.filter((f) => !f.endsWith('.test.ts'))) {
+      for (const spec of importsOf(f)) {
+        if (spec.startsWith('.') && relative(SRC, resolve(dirname(f), spec)).startsWith('..')) bad.push(`${relative(SRC, f)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('every module under src/ runs (loaded by the executable or viewer/client) or builds the contract; test-only modules live under test/support/', () => {
+    const loaded = loadedFrom([...runtimeEntries(), ...sourceFiles(join(ROOT, 'scripts'))]);
+    const bad = files.filter((f) => !f.endsWith('.test.ts') && !loaded.has(f)).map((f) => relative(SRC, f));
+    assert.deepEqual(bad, []);
+    assert.ok(loaded.has(join(SRC, 'format', 'barman-cloud', 'synthetic-repository.ts')), 'the demo writes its repository with it (the check can fail)');
   });
 
   it('finds imports (the check can fail)', () => {

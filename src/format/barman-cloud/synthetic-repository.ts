@@ -1,8 +1,10 @@
 /**
  * Writes synthetic barman-cloud repositories into a store, key for key and file for file as
  * Barman 3.x lays them out (backup.info in Barman's field-list syntax, hash directories, history
- * files). Used by the embedded demo, the benchmark's in-process source and evidence tests; the
- * real-repository tests use real Barman instead.
+ * files). Runtime code: the embedded demo (demo-repository.ts, what `npm start` serves without a
+ * destination) is written with it, so it ships; the benchmark's in-process source and many tests use
+ * it too. The real-repository tests use real Barman instead. pgBackRest's synthetic stanza is
+ * test-only and lives in test/support/synthetic/.
  */
 import { gzipSync } from 'node:zlib';
 import type { MemoryStore } from '../../store/memory/memory-driver.ts';
