@@ -29,7 +29,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
-import { API_VERSION } from '../contract/primitives.ts';
+import { API_VERSION, PAGE_LIMITS } from '../contract/primitives.ts';
 import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
 import { freshMemory, isScanObservations, readMemory, type MemoryIdentity, type MemoryRefusal } from '../evidence/memory.ts';
@@ -143,13 +143,13 @@ type PageKind = 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage
 
 /**
  * Items as the publisher checks them: as pages of the kind holding them, under the snapshot's
- * revision and generation, in windows of 200 (a page's most) overlapping by one so the sort order
- * is checked across their seams.
+ * revision and generation, in windows of a page's most (`PAGE_LIMITS.maxItems`) overlapping by
+ * one so the sort order is checked across their seams.
  */
 function itemsValid(kind: PageKind, items: readonly unknown[], s: RepositoryEvidenceSnapshot): boolean {
   const page = { api_version: API_VERSION, kind, revision: s.revision, evidence_generation: s.evidence_generation, total_items: items.length, next_cursor: null };
-  for (let i = 0; i === 0 || i < items.length - 1; i += 199) {
-    if (wireViolations(kind, { ...page, items: items.slice(i, i + 200) }).length > 0) return false;
+  for (let i = 0; i === 0 || i < items.length - 1; i += PAGE_LIMITS.maxItems - 1) {
+    if (wireViolations(kind, { ...page, items: items.slice(i, i + PAGE_LIMITS.maxItems) }).length > 0) return false;
   }
   return true;
 }

@@ -14,7 +14,7 @@
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import type { WireBody } from '../contract/kinds.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns, firstOutOfOrder } from '../contract/order.ts';
-import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD } from '../contract/primitives.ts';
+import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, PAGE_LIMITS } from '../contract/primitives.ts';
 import { COLLECTIONS, SNAPSHOT_PATH, type Collection as RouteCollection, type CollectionRoute } from '../contract/routes.ts';
 import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { foreignDetailsSnapshotViolations, isValidWire, wireViolations } from '../contract/validate.ts';
@@ -59,7 +59,7 @@ export interface SnapshotRead {
 }
 
 /** The collection page size the client asks for: the spec's maximum, so a walk takes the fewest requests. */
-export const DEFAULT_PAGE_LIMIT = 200;
+export const DEFAULT_PAGE_LIMIT = PAGE_LIMITS.maxItems;
 
 function apiErrorCode(r: TransportResponse): string | null {
   return r.mediaTypeOk && isValidWire('EvidenceAPIError', r.body) ? r.body.code : null;

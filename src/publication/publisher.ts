@@ -27,7 +27,7 @@
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
-import { API_VERSION, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type WireFormat } from '../contract/primitives.ts';
+import { API_VERSION, PAGE_LIMITS, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type WireFormat } from '../contract/primitives.ts';
 import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
@@ -262,9 +262,10 @@ export class Publisher {
     const check = <T>(kind: 'ArchiveBackupPage' | 'ArchiveWALRangePage' | 'ArchiveWALGapPage' | 'ArchiveRecoveryPathPage', items: readonly T[]) => {
       // Items are checked as one page holding all of them: item rules and the global sort order.
       const page = { api_version: API_VERSION, kind, revision: snapshot.revision, evidence_generation: snapshot.evidence_generation, total_items: items.length, items, next_cursor: null };
-      // Windows of 200 overlapping by one item, so the sort order is checked across their seams.
-      for (let i = 0; i === 0 || i < items.length - 1; i += 199) {
-        const slice = { ...page, items: items.slice(i, i + 200) };
+      // Windows of a page's most (PAGE_LIMITS.maxItems) overlapping by one item, so the sort order
+      // is checked across their seams.
+      for (let i = 0; i === 0 || i < items.length - 1; i += PAGE_LIMITS.maxItems - 1) {
+        const slice = { ...page, items: items.slice(i, i + PAGE_LIMITS.maxItems) };
         for (const v of wireViolations(kind, slice)) violations.push({ ...v, path: `/${kind}${v.path}` });
       }
     };
