@@ -46,7 +46,7 @@ describe('npm pack', () => {
   });
 
   it('ships the licence, the notice, the README, the changelog and an executable bin', () => {
-    for (const p of ['LICENSE', 'NOTICE', 'README.md', 'package.json']) assert.ok(paths.includes(p), p);
+    for (const p of ['LICENSE', 'NOTICE', 'README.md', 'CHANGELOG.md', 'package.json']) assert.ok(paths.includes(p), p);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license?: string; private?: boolean; bin?: Record<string, string> };
     assert.equal(pkg.license, 'Apache-2.0');
     assert.equal(pkg.private, undefined, 'publishable');
