@@ -17,6 +17,7 @@ import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits }
 import { freshMemory } from './memory.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
+import { testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
@@ -350,7 +351,7 @@ describe('WAL evidence', () => {
       readStream: (r) => store.readStream(r),
       close: () => undefined,
     };
-    const pub = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+    const pub = testPublisher({ identity: { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, fingerprint: `sha256:${'a'.repeat(64)}`, server: 'pg-main' }, freshnessMs: 900_000 });
     const e = await scanScope({ format: archiveCloud, server: 'pg-main', root: ROOT, driver: confine(driver, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 100, maxObjects: 1000 }), concurrency: 2, ...pub.nextScan });
     assert.equal(e.objectCount, 5);
     assert.deepEqual(e.ranges.map((r) => r.latest_receipt_at), [null, null, null, null, at(8).toISOString()]);

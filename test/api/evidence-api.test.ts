@@ -20,7 +20,8 @@ import { wireViolations } from '../../src/contract/validate.ts';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { SyntheticRepository } from '../../src/format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../../src/publication/publisher.ts';
+import type { Publisher} from '../../src/publication/publisher.ts';
+import { type Publication } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
 import { CursorCodec } from '../../src/surface/api/cursor.ts';
@@ -28,6 +29,7 @@ import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
 import { API_ROUTES, COLLECTIONS, type CollectionRoute } from '../../src/contract/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../support/publication-fixture.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const ROOT = 'secret-prefix/pg-main/';
@@ -65,7 +67,7 @@ describe('evidence API over a Unix socket', () => {
   const socketPath = join(dir, 'evidence.sock');
   const logLines: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _e, cb) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = testPublisher({ identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main' }, freshnessMs: 900_000 });
   let current: Publication = publisher.current;
   let ready = false;
   const server = createEvidenceApi({ token: TOKEN, publication: () => current, ready: () => ready, logger: createLogger('info', sink) });

@@ -14,12 +14,11 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/common/log.ts';
 import type { WireKind } from '../../src/contract/kinds.ts';
 import { wireViolations } from '../../src/contract/validate.ts';
-import { Publisher } from '../../src/publication/publisher.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
 import { API_ROUTES } from '../../src/contract/routes.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
 import { exchange, header, readAll, type RawReply } from './http-edges-client.ts';
-import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../support/publication-fixture.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;
@@ -99,7 +98,7 @@ describe('evidence API at the edges of HTTP', () => {
       cb();
     },
   });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = testPublisher({ identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main' }, freshnessMs: 900_000 });
   const server = createEvidenceApi({ token: TOKEN, publication: () => publisher.current, ready: () => true, logger: createLogger('info', sink), deadlineMs: 2_000 });
   const to = { path: socketPath };
 

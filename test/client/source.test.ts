@@ -22,11 +22,13 @@ import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../../src/format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../../src/publication/publisher.ts';
+import type { Publisher} from '../../src/publication/publisher.ts';
+import { type Publication } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
 import { createEvidenceApi } from '../../src/surface/api/evidence-api.ts';
 import { listenOnSocket } from '../../src/surface/api/socket.ts';
+import { testPublisher } from '../support/publication-fixture.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const WRONG = 'r1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
@@ -48,7 +50,7 @@ async function scanned(publisher: Publisher, gaps: number, backups = 5): Promise
 class Producer {
   readonly dir = mkdtempSync(join(tmpdir(), 'viewer-client-'));
   readonly socketPath = join(this.dir, 'evidence.sock');
-  readonly publisher = new Publisher({ cluster: CLUSTER, provider: 'store-a', fingerprint: FINGERPRINT, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  readonly publisher = testPublisher({ identity: { cluster: CLUSTER, fingerprint: FINGERPRINT, server: 'pg-main' }, freshnessMs: 900_000 });
   current: Publication = this.publisher.current;
   pageBytes: number | undefined;
   readonly logs: string[] = [];

@@ -17,12 +17,12 @@ import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../../src/format/barman-cloud/synthetic-repository.ts';
-import { Publisher } from '../../src/publication/publisher.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
 import type { ScopeView } from '../../src/surface/ui/pages.ts';
 import { scopeView } from '../../src/surface/ui/scope-view.ts';
 import { createStandaloneServer } from '../../src/surface/ui/server.ts';
 import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
+import { testPublisher } from '../support/publication-fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of each page, kept as test artefacts (ignored by git). */
@@ -220,7 +220,7 @@ describe('a fleet of thirty servers in Chromium', { skip }, () => {
     repo.segments(1, 1, 20, minute(i % 12), { missing: i % 5 === 1 ? [12] : [] });
     if (i % 7 !== 3) repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(1), endTime: minute(3), ...(i % 4 === 0 ? { name: i === 4 ? HOSTILE : `nightly-${i}` } : {}) });
     if (i % 6 === 2) repo.backup({ id: '20261121T101500', timeline: 1, beginPosition: 15, endPosition: 16, status: 'FAILED', beginTime: minute(15), endTime: minute(16) });
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: name, producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null, maxArchiveLagSeconds: 900 }, 3_600_000);
+    const publisher = testPublisher({ identity: { server: name }, expectations: { maxArchiveLagSeconds: 900 } });
     if (i === SERVERS - 1) return scopeView(name, publisher.current, null);
     const e = await scanScope({ format: archiveCloud, server: name, root: `fleet/${name}/`, driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return scopeView(name, publisher.complete(e, { startedAt: minute(40), finishedAt: minute(41), pages: 1, objects: 1 }), e);

@@ -21,13 +21,13 @@ import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../src/format/barman-cloud/demo-repository.ts';
 import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
-import { Publisher } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import { displayNameOf } from '../../src/surface/ui/glance.ts';
 import { scopeView } from '../../src/surface/ui/scope-view.ts';
 import { createStandaloneServer } from '../../src/surface/ui/server.ts';
 import { realRepositories } from '../support/real-repositories.ts';
 import { startStandalone, type RunningViewer } from '../support/run-viewer.ts';
+import { testPublisher } from '../support/publication-fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
@@ -120,7 +120,7 @@ describe('the page at a glance in Chromium', { skip }, () => {
     ]);
     // The demo scanned in process, served with a long display name and a first scan's progress.
     const root = scopeRoot(DEMO_PREFIX, DEMO_SERVER);
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher({ identity: { server: DEMO_SERVER } });
     const e = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView(DEMO_SERVER, publisher.complete(e, { startedAt: new Date(), finishedAt: new Date(), pages: 1, objects: 1 }), e);
     named = displayNameOf({ provider: 'store-a', bucket: `${DEMO_BUCKET}-with-a-rather-long-bucket-name`, prefix: `${DEMO_PREFIX}/clusters/production-eu-west-1` });

@@ -13,6 +13,7 @@ import { adviceFor } from '../../publication/advice.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { textFacts } from './scan.ts';
 import { humanDuration, scanText } from './scan-text.ts';
+import { testPublisher } from '../../../test/support/publication-fixture.ts';
 
 async function demoText(maxLag: number | null): Promise<string> {
   const root = scopeRoot(DEMO_PREFIX, DEMO_SERVER);
@@ -73,7 +74,7 @@ describe('viewer scan --output text: what to restore from and what to do', () =>
   async function scanned(build: (repo: SyntheticRepository) => void) {
     const store = new MemoryStore();
     build(new SyntheticRepository(store, 'pg/srv/'));
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher();
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return { e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
   }

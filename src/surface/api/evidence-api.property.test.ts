@@ -25,12 +25,14 @@ import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../../publication/publisher.ts';
+import type { Publisher} from '../../publication/publisher.ts';
+import { type Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { CursorCodec, type CursorState } from './cursor.ts';
 import { createEvidenceApi } from './evidence-api.ts';
 import { listenOnSocket } from './socket.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../../../test/support/publication-fixture.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const ROOT = 'prefix/pg-main/';
@@ -66,7 +68,7 @@ describe('collection query parsing through the evidence API', () => {
   const socketPath = join(dir, 'evidence.sock');
   const logLines: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _e, cb) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
-  const publisher = new Publisher({ cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 900_000);
+  const publisher = testPublisher({ identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main' }, freshnessMs: 900_000 });
   /** The server's own codec, so the test can also forge authentic cursors of any state. */
   const codec = new CursorCodec();
   const foreign = new CursorCodec();

@@ -15,12 +15,12 @@ import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { createMetricsServer } from '../metrics/server.ts';
 import { scopeView } from './scope-view.ts';
 import { createStandaloneServer, type RepositoryPages } from './server.ts';
 import type { ScopeView } from './pages.ts';
+import { testPublisher } from '../../../test/support/publication-fixture.ts';
 
 const T = new Date('2026-11-21T10:00:00Z');
 const minute = (n: number) => new Date(T.getTime() + n * 60_000);
@@ -32,7 +32,7 @@ async function view(server: string, lost: number | null): Promise<ScopeView> {
   const repo = new SyntheticRepository(store, `pg/${server}/`);
   repo.segments(1, 1, 20, minute(0), { missing: lost === null ? [] : [lost] });
   repo.backup({ id: '20261121T100100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(1), endTime: minute(3) });
-  const publisher = new Publisher({ ...identity, server }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+  const publisher = testPublisher({ identity: { ...identity, server } });
   const e = await scanScope({ format: archiveCloud, server, root: `pg/${server}/`, driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
   const p = publisher.complete(e, { startedAt: minute(26), finishedAt: minute(27), pages: 1, objects: 1 });
   assert.deepEqual(p.violations, []);

@@ -13,7 +13,6 @@ import { scanScope } from '../../evidence/scope-scan.ts';
 import { archiveCloud } from '../../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { adviceFor } from '../../publication/advice.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import type { StoreDriver } from '../../store/driver.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { formatLsn } from '../../postgres/wal.ts';
@@ -21,6 +20,7 @@ import { bytesText, copiedReceipts, displayNameOf, ERROR_TEXT_MAX, observedWindo
 import { escape } from './html.ts';
 import { inventoryPage, parseWalFilter, walsPage, type PageContext } from './pages.ts';
 import { scopeView } from './scope-view.ts';
+import { testPublisher } from '../../../test/support/publication-fixture.ts';
 
 const T = Date.parse('2026-11-21T10:00:00Z');
 const minute = (n: number) => new Date(T + n * 60_000);
@@ -53,7 +53,7 @@ function build(store: MemoryStore): bigint {
 }
 
 async function scanned(driver: StoreDriver) {
-  const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+  const publisher = testPublisher();
   const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
   const p = publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 });
   return { p, e, view: scopeView('srv', p, e) };

@@ -18,6 +18,7 @@ import { archiveCloud } from '../../format/barman-cloud/format.ts';
 import { stanzaRepository } from '../../format/stanza-repository/format.ts';
 import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
 import { confine } from '../../store/confined.ts';
+import { testPublisher } from '../../../test/support/publication-fixture.ts';
 
 
 describe('backup shelves', () => {
@@ -29,7 +30,7 @@ describe('backup shelves', () => {
     repo.backup({ id: '20260101T000100', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     repo.backup({ id: '20260101T000200', timeline: 1, beginPosition: 4, endPosition: 4, status: 'FAILED', beginTime: t, endTime: t });
     repo.backup({ id: '20260101T000300', timeline: 1, beginPosition: 5, endPosition: 5, withoutInfo: true, beginTime: t, endTime: t });
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher();
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('srv', publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 }), e);
     assert.deepEqual([...view.shelves], [['20260101T000100', 'completed'], ['20260101T000200', 'failed'], ['20260101T000300', 'in progress or abandoned']]);
@@ -47,7 +48,7 @@ describe('inventory page bounds', () => {
     for (let b = 0; b < 60; b++) repo.backup({ id: `20260101T0000${String(b).padStart(2, '0')}`, timeline: 1, beginPosition: 2 * b, endPosition: 2 * b, beginTime: t, endTime: new Date(t.getTime() + 1000) });
     for (let i = 0; i < 3_000; i++) repo.segment(1, 2 * i, t);
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e6, maxObjects: 1e9 }), concurrency: 4, previous: freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'archive-cloud', server: 'srv' }) });
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher();
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
     const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
@@ -132,7 +133,7 @@ describe("the operator's four questions at the top of each server", () => {
     const store = new MemoryStore({ storeClock: () => (o.clock === undefined ? minute(25) : o.clock) });
     build(new SyntheticRepository(store, `pg/${server}/`), store);
     const x = o.expect ?? { policyText: null, minimumRedundancy: null };
-    const publisher = new Publisher({ ...identity, server }, { ...x, policy: x.policyText === null ? null : parseRetentionPolicy(x.policyText) }, 3_600_000);
+    const publisher = testPublisher({ identity: { ...identity, server }, expectations: { ...x, policy: x.policyText === null ? null : parseRetentionPolicy(x.policyText) } });
     const e = await scanScope({ format: archiveCloud, server, root: `pg/${server}/`, driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const p = publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 });
     assert.deepEqual(p.violations, []);
@@ -305,7 +306,7 @@ describe('a pgBackRest stanza on the inventory page', () => {
     repo.info();
     await damage(store, repo);
     const { base, roots } = stanzaRepository.scopeRoots('repo', 'main');
-    const publisher = new Publisher({ cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'main', producerVersion: '0.1.0', format: stanzaRepository }, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher({ identity: { server: 'main', format: stanzaRepository } });
     const e = await scanScope({ format: stanzaRepository, server: 'main', root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('main', publisher.complete(e, { startedAt: at(60), finishedAt: at(61), pages: 1, objects: 1 }), e);
     // Labels may break after their `_`: the tests read them whole.
