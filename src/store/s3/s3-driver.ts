@@ -9,17 +9,15 @@
  * endpoint of the STS call that exchanges a web-identity token) is set explicitly here, so an
  * explicit credential mode can never fall back to ambient configuration.
  */
-import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
-import { StoreError } from '../../common/errors.ts';
 import { checkCredentialFile, readCredentialFile } from '../credential-file.ts';
 import { hostPort } from '../network-errors.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StreamResult } from '../driver.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
-import { STORE_MESSAGES } from '../messages.ts';
 import { dateHeader } from '../store-time.ts';
 import { s3CustomerKeyRequired, toStoreError as classified } from './classify.ts';
-import { listedName } from './listing-names.ts';
+import { ViewerListObjectsV2Command } from './list-command.ts';
 
 export type S3Credentials =
   | { readonly mode: 'static-files'; readonly accessKeyIdFile: string; readonly secretAccessKeyFile: string; readonly sessionTokenFile: string | null }
@@ -155,7 +153,7 @@ async function clientConfig(options: S3DriverOptions): Promise<S3ClientConfig> {
  * each attempt's response; the last one (the one the output comes from) wins. The closure carries
  * the value out beside the output, so concurrent listings never see each other's.
  */
-function keepStoreTime(command: ListObjectsV2Command): () => Date | null {
+function keepStoreTime(command: ViewerListObjectsV2Command): () => Date | null {
   let storeTime: Date | null = null;
   command.middlewareStack.add(
     (next) => async (args) => {
@@ -199,45 +197,27 @@ export async function createS3Driver(options: S3DriverOptions): Promise<StoreDri
   }
   return {
     async listPage(request: ListRequest): Promise<ListPage> {
-      const command = new ListObjectsV2Command({
+      // Asked with EncodingType=url and read by viewer's own parser (list-command.ts,
+      // list-objects-parser.ts). A listing is complete only when the store says so: the parser
+      // refuses, as incompatible_format, every answer that is no complete listing (no IsTruncated,
+      // truncated without a token, an object without a key, a body cut short, another document),
+      // never taking it for an empty or a last page.
+      const command = new ViewerListObjectsV2Command({
         Bucket: bucket,
         Prefix: request.prefix,
         ...(request.delimiter === undefined ? {} : { Delimiter: request.delimiter }),
         ...(request.startAfter === undefined ? {} : { StartAfter: request.startAfter }),
         ...(request.continuationToken === undefined ? {} : { ContinuationToken: request.continuationToken }),
         MaxKeys: request.maxKeys ?? 1000,
-        // Without it one key XML cannot carry (a control character) fails the whole listing.
-        EncodingType: 'url',
       });
       const storeTime = keepStoreTime(command);
-      let out: ListObjectsV2CommandOutput;
       try {
-        out = await client.send(command, { abortSignal: request.signal });
+        await client.send(command, { abortSignal: request.signal });
       } catch (error) {
         throw toStoreError(error, request.signal);
       }
-      // A listing is complete only when the store says so: every ListObjectsV2 answer carries
-      // IsTruncated, and a truncated one the token of its next page. Without them (a 200 whose body
-      // is some other XML document, an HTML page, nothing) the answer is no listing, never an empty
-      // or a last page: taking it for one would publish a short listing as complete evidence.
-      if (typeof out.IsTruncated !== 'boolean' || (out.IsTruncated && (out.NextContinuationToken ?? '') === '')) {
-        throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
-      }
-      try {
-        // Keys and common prefixes come back encoded; the echoed Prefix, StartAfter and Delimiter
-        // are encoded alike, but the driver never reads them (the continuation token is opaque).
-        const name = (n: string) => listedName(n, out.EncodingType);
-        return {
-          objects: (out.Contents ?? []).flatMap((o) =>
-            o.Key === undefined ? [] : [{ key: name(o.Key), size: o.Size ?? Number.NaN, lastModified: o.LastModified ?? null }],
-          ),
-          prefixes: (out.CommonPrefixes ?? []).flatMap((p) => (p.Prefix === undefined ? [] : [name(p.Prefix)])),
-          nextToken: out.IsTruncated ? (out.NextContinuationToken ?? null) : null,
-          storeTime: storeTime(),
-        };
-      } catch (error) {
-        throw toStoreError(error, request.signal);
-      }
+      const page = command.listing;
+      return { objects: page.objects, prefixes: page.prefixes, nextToken: page.nextContinuationToken, storeTime: storeTime() };
     },
 
     read: (request: ReadRequest): Promise<ReadResult> => readWhole(readStream(request)),
