@@ -1,10 +1,11 @@
 /**
  * The `store-a` driver: S3 and S3-compatible stores through the AWS SDK v3. Read-only
  * (ListObjectsV2 and GetObject only, never with an SSE-C key: an object stored with one reads as
- * `key-required`); listings are asked for url-encoded, so that any key can be
- * carried, and decoded in listing-names.ts. A listing answer without `IsTruncated`, or truncated
- * without a continuation token, is refused as `incompatible_format` rather than read as a last
- * page. Every setting the SDK would otherwise take from the
+ * `key-required`); listings are asked for url-encoded, so that any key can be carried, and read
+ * by viewer's own parser (list-command.ts, list-objects-parser.ts: only the elements evidence
+ * uses, keys decoded as listing-names.ts does). A listing answer without `IsTruncated`, or
+ * truncated without a continuation token, is refused as `incompatible_format` rather than read as
+ * a last page. Every setting the SDK would otherwise take from the
  * environment or shared config files (region, endpoint, credentials, retries, checksums, and the
  * endpoint of the STS call that exchanges a web-identity token) is set explicitly here, so an
  * explicit credential mode can never fall back to ambient configuration.
