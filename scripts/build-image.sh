@@ -68,22 +68,7 @@ if [ -n "$stage_app" ]; then
   exit 0
 fi
 version=$(node -p 'require(process.argv[1]).version' "$src_dir/package.json")
-node_# The app's own files: the package as `npm pack` makes it (package.json's `files`, the same list the
-# registry would get), unpacked, without the docs (nothing in the image reads them; LICENSE and
-# NOTICE stay). No lifecycle script runs.
-stage_app_files() {
-  local dest=$1 packdir
-  packdir=$(mktemp -d "${TMPDIR:-/var/tmp}/viewer-pack.XXXXXX")
-  (cd "$src_dir" && npm pack --ignore-scripts --pack-destination "$packdir" --loglevel=error >/dev/null)
-  mkdir -p "$dest"
-  tar -xzf "$packdir"/*.tgz -C "$dest" --strip-components=1 --no-same-owner
-  rm -rf "$packdir" "$dest/docs" "$dest/README.md" "$dest/CHANGELOG.md"
-}
-if [ -n "$stage_app" ]; then
-  stage_app_files "$stage_app"
-  exit 0
-fi
-version=$(node -p 'require(process.argv[1]).devDependencies.node' "$src_dir/package.json")
+node_version=$(node -p 'require(process.argv[1]).devDependencies.node' "$src_dir/package.json")
 tag=${tag:-localhost/viewer:$version}
 case "$node_version" in
   24.*.*) ;;

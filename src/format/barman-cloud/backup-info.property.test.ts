@@ -21,7 +21,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const FAILURES = ['backup-info-too-large', 'backup-info-not-utf8', 'backup-info-malformed'];
 const INFO_KEYS = [
   'status', 'backupType', 'timeline', 'systemId', 'version', 'segmentSize', 'beginWal', 'endWal', 'beginLsn', 'endLsn', 'beginAt', 'endAt',
-  'clusterSize', 'deduplicatedSize', 'encryption', 'tablespaceOids', 'hasError', 'name', 'problems',
+  'clusterSize', 'deduplicatedSize', 'encryption', 'tablespaceOids', 'hasError', 'errorText', 'name', 'problems',
 ].sort();
 const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}]/u;
 const SIZES = Array.from({ length: 11 }, (_, i) => 2 ** (20 + i));
@@ -61,6 +61,9 @@ function checkInfo(info: BackupInfo, text: string | null): void {
     });
   }
   assert.equal(typeof info.hasError, 'boolean');
+  // The recorded error text is handed on as written, bounded, and only when there is one.
+  assert.ok(info.errorText === null || (info.errorText !== '' && info.errorText.length <= ERROR_TEXT_MAX));
+  assert.equal(info.errorText !== null, info.hasError);
   if (info.name !== null) {
     assert.ok(info.name !== '' && [...info.name].length <= MAX_BACKUP_NAME_CHARS && !UNPRINTABLE.test(info.name) && info.name === info.name.trim());
   }
@@ -73,8 +76,8 @@ function checkInfo(info: BackupInfo, text: string | null): void {
     seen.add(p.field);
   }
   if (text !== null) {
-    // Nothing of the file but the backup name travels: a marker in any other value never reaches the result.
-    const out = JSON.stringify({ ...info, name: null }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    // Nothing of the file but the backup name and the recorded error text travels: a marker in any other value never reaches the result.
+    const out = JSON.stringify({ ...info, name: null, errorText: null }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     assert.ok(!out.includes(LEAK), `file text reached the result: ${out.slice(0, 200)}`);
   }
 }
@@ -218,8 +221,8 @@ function model(f: FieldStates): BackupInfo {
   const deduplicatedSize = typed('deduplicated_size', f.deduplicated_size);
   const tablespaceOids = f.tablespaces.kind === 'none' ? [] : f.tablespaces.kind === 'absent' ? null : typed('tablespaces', f.tablespaces);
   const hasError = f.error.kind === 'valid' || f.error.kind === 'garbage';
-  // The recorded text as written, bounded.
-  const errorText = f.error.kind === 'valid' || f.error.kind === 'garbage' ? f.error.text.slice(0, ERROR_TEXT_MAX) : null;
+  // The recorded text as written (surrounding white space is the line's, not the text's), bounded.
+  const errorText = f.error.kind === 'valid' || f.error.kind === 'garbage' ? f.error.text.trim().slice(0, ERROR_TEXT_MAX) : null;
   // Out-of-shape text is still a name when it is printable and short enough (a name is a label, never evidence).
   const garbageName = f.backup_name.kind === 'garbage' ? f.backup_name.text : null;
   const name = f.backup_name.kind === 'valid' ? f.backup_name.value : garbageName !== null && [...garbageName].length <= MAX_BACKUP_NAME_CHARS && !UNPRINTABLE.test(garbageName) ? garbageName : null;
@@ -284,8 +287,8 @@ describe("barman-cloud backup.info", () => {
         const expected = model(fields);
         checkInfo(r.info, null);
         assert.deepEqual({ ...r.info, problems: sortProblems(r.info.problems) }, { ...expected, problems: sortProblems(expected.problems) }, text);
-        // No garbage marker (file text out of shape) travels, except as the operator's name.
-        const out = JSON.stringify({ ...r.info, name: null }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+        // No garbage marker (file text out of shape) travels, except as the operator's name and the recorded error text.
+        const out = JSON.stringify({ ...r.info, name: null, errorText: null }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
         assert.ok(!out.includes(LEAK));
       }),
       { numRuns: 2000 },

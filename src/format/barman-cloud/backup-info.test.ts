@@ -71,6 +71,7 @@ describe('backup.info from real Barman output', () => {
       encryption: null,
       tablespaceOids: [],
       hasError: false,
+      errorText: null,
       name: null,
       problems: [],
     });
