@@ -1,7 +1,8 @@
 /**
  * What to do about each reason code viewer publishes: one sentence per code, the one source of that
- * advice for the standalone pages, `viewer scan --output text` and (later) the alert rules'
- * descriptions. Every code a snapshot, a part, a capability, a backup or a recovery path can carry
+ * advice for the standalone pages, `viewer scan --output text` and the alert rules' descriptions
+ * (deploy/monitoring/viewer-alerts.yaml: each rule that pages on a code carries its sentence verbatim,
+ * test/monitoring/advice-source.test.ts holds them together, so a change here changes the rule too). Every code a snapshot, a part, a capability, a backup or a recovery path can carry
  * has an entry (`advice.test.ts` derives the codes from the modules that emit them and fails on a
  * code without advice, or on advice for a code nothing emits); a reason that needs no action says
  * so. `{tool}` stands for the repository's tool ("Barman", "pgBackRest"), as in the messages.
@@ -11,6 +12,8 @@ import { FAILURE_CATEGORIES, type FailureCategory } from '../contract/primitives
 
 const NOTHING = 'Nothing to do.';
 const NEW_BACKUP = 'take a new base backup';
+/** A gap not yet confirmed, on the wal part and where it limits coverage: one check, one sentence (ViewerWalGapCandidatePersisting carries it). */
+const CANDIDATE_GAP = 'Usually an upload in flight: wait a scan or two; if the gap stays, check the archiver (pg_stat_archiver.failed_count, last_failed_wal) and whether the segments are still in pg_wal.';
 
 /** A failed refresh's category (the snapshot's `refresh-<category>` reason) and what to check first. */
 const REFRESH: Readonly<Record<FailureCategory, string>> = {
@@ -42,7 +45,7 @@ export const ADVICE: Readonly<Record<string, string>> = {
   'diagnostics-truncated': 'Raise the scan\'s safety ceilings so every backup and timeline finding is kept; the findings past the ceiling are not judged.',
   'wal-archive-empty': 'Check archive_mode and archive_command on the primary (CloudNativePG: the ObjectStore\'s wal section) and the server name: no WAL segment has been archived here.',
   'wal-gap-confirmed': `Open the WAL browser's gaps (class=gap); if the segments are still in pg_wal on the primary or a standby, archive them again, otherwise ${NEW_BACKUP}: coverage from older backups stops at the gap.`,
-  'wal-gap-candidate': 'Usually an upload in flight: wait a scan or two; if it stays, check the archiver (pg_stat_archiver.failed_count, last_failed_wal) and whether the segments are still in pg_wal.',
+  'wal-gap-candidate': CANDIDATE_GAP,
   'wal-segment-size-invalid': 'Look at the WAL objects of an impossible size (truncated uploads or foreign files under wals/); archive those segments again from pg_wal if they are still there.',
   'wal-unknown-objects': 'Look at the objects under the WAL area {tool} does not write (copies, temporary files, another tool\'s files) and move them elsewhere.',
   'wal-continuous': NOTHING,
@@ -68,7 +71,7 @@ export const ADVICE: Readonly<Record<string, string>> = {
   'latest-timeline-not-covered': `${NEW_BACKUP[0]?.toUpperCase()}${NEW_BACKUP.slice(1)} on the newest timeline: a promotion or point-in-time recovery started it and no usable backup's recovery path reaches it.`,
   'coverage-to-frontier': NOTHING,
   'coverage-to-frontier-backup-warning': 'Read the warning of the backup that reaches the newest WAL, and take a new base backup so a backup without a warning covers it.',
-  'coverage-candidate-limited': 'Usually an upload in flight: wait a scan or two; if the gap stays, check the archiver and whether the segments are still in pg_wal.',
+  'coverage-candidate-limited': CANDIDATE_GAP,
   'coverage-gap-limited': `Look at the gap on the WAL browser (class=gap); archive the segments again if pg_wal still has them, otherwise ${NEW_BACKUP}: no backup's coverage crosses it.`,
   'coverage-unknown-limited': 'Restore the missing or unreadable history file, or make the WAL segment size known (a backup with readable metadata): coverage stops where they are unknown.',
   'no-expectation-configured': 'Nothing to do; set EXPECTED_RETENTION_POLICY or EXPECTED_MINIMUM_REDUNDANCY to have retention judged.',
@@ -78,7 +81,7 @@ export const ADVICE: Readonly<Record<string, string>> = {
   'recovery-window-not-covered': 'Check that backups run often enough and that the tool\'s retention keeps one older than the window, with WAL from it to the newest segment.',
   'retention-met': NOTHING,
   'latest-backup-not-usable': 'Read the newest backup\'s reason in the catalog; restore from the recommended older backup meanwhile, and take a new base backup.',
-  'older-backup-not-usable': 'Read that backup\'s reason in the catalog and do not rely on it; delete it with the tool\'s own command if it is beyond repair.',
+  'older-backup-not-usable': 'Read that backup\'s reason in the catalog and do not rely on it. Delete it with the tool\'s own command if it is beyond repair.',
   'completed-backup-not-usable': 'Read that backup\'s reason in the catalog and do not rely on it.',
   'backups-usable': NOTHING,
   'completed-backup-unhealthy': 'Read the broken backup\'s reason in the catalog; find out who or what deleted objects under its directory, and do not rely on it.',
