@@ -38,8 +38,8 @@ interface Store {
 /** The facts that must not depend on whether metadata could be read: listings alone give them. */
 const listed = (doc: ScanDocument) => ({
   ranges: doc.wal_ranges,
-  // Whole items: positions, status and the generations that observed them.
-  gaps: doc.wal_gaps,
+  // Whole items but their status (below): positions and the generations that observed them.
+  gaps: doc.wal_gaps.map((g) => ({ ...g, status: undefined })),
   classes: doc.observations?.wal_gap_classes,
   inventory: [doc.snapshot['inventory']['object_count'], doc.snapshot['inventory']['stored_bytes']],
   backups: doc.backups.map((b) => b['backup_id']).sort(),
@@ -95,6 +95,9 @@ describe('viewer scan of real repositories behind a customer-provided key (S3 SS
     const { clear, sealed, reads } = await scanBoth(repos, { DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`, ARCHIVE_SERVER_NAMES: 'pg-main' });
     assert.deepEqual([sealed.snapshot['completeness'], sealed.snapshot['inventory']['last_failure_category']], ['complete', null]);
     assert.deepEqual(listed(sealed), listed(clear));
+    // Without metadata the segment size is unknown, so no gap can be confirmed (gaps.ts): a
+    // candidate, whatever the clear scan could confirm once its successor was an hour old.
+    assert.deepEqual(sealed.wal_gaps.map((g) => g['status']), sealed.wal_gaps.map(() => 'candidate'));
     assert.ok(sealed.wal_ranges.length > 0 && sealed.wal_gaps.length > 0, 'the repository has ranges and a gap to compare');
     const withInfo = new Set(repos.objects('pg-main').flatMap((o) => (o.key.endsWith('/backup.info') ? [o.key.split('/').at(-2)] : [])));
     assert.ok(withInfo.size >= 3);
@@ -116,6 +119,9 @@ describe('viewer scan of real repositories behind a customer-provided key (S3 SS
     const { clear, sealed } = await scanBoth(repo, { REPOSITORY_FORMAT: 'stanza-repository', DESTINATION_PATH: `s3://${repo.bucket}/${repo.prefix}`, ARCHIVE_SERVER_NAMES: repo.main.stanza });
     assert.deepEqual([sealed.snapshot['completeness'], sealed.snapshot['inventory']['last_failure_category']], ['complete', null]);
     assert.deepEqual(listed(sealed), listed(clear));
+    // Without metadata the segment size is unknown, so no gap can be confirmed (gaps.ts): a
+    // candidate, whatever the clear scan could confirm once its successor was an hour old.
+    assert.deepEqual(sealed.wal_gaps.map((g) => g['status']), sealed.wal_gaps.map(() => 'candidate'));
     assert.ok(sealed.wal_ranges.length > 0 && sealed.wal_gaps.length > 0, 'the stanza has ranges and a gap to compare');
     const completed = [...repo.main.full, ...repo.main.diff, ...repo.main.incr].sort();
     assert.deepEqual(
