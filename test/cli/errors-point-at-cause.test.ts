@@ -123,7 +123,11 @@ describe('errors that point at the cause (issue 26)', () => {
     const asNobody = (env: Record<string, string>, args = ['scan']) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
         // A uid of its own: 4321 has no passwd entry on the test machine, and HOME is not passed.
-        const child = spawn(process.execPath, [VIEWER_BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, uid: 4321, gid: 4321 });
+        // It keeps the one capability to read and search directories, so that the checkout can sit
+        // under a private directory (CI clones into mktemp -d, mode 0700): what this proves is about
+        // HOME and the passwd entry, not file permissions.
+        const setpriv = ['--reuid=4321', '--regid=4321', '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search', '--', process.execPath, VIEWER_BIN, ...args];
+        const child = spawn('setpriv', setpriv, { env: { PATH: process.env['PATH'] ?? '', ...env } });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
