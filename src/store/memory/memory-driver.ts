@@ -6,6 +6,7 @@
  */
 import { StoreError } from '../../common/errors.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StoreObject, StreamResult } from '../driver.ts';
+import { compareKeyBytes } from '../key-order.ts';
 import { boundedBody, chunksOf, readWhole } from '../read-stream.ts';
 
 export interface MemoryObject {
@@ -24,8 +25,6 @@ export interface MemoryStoreOptions {
    */
   readonly storeClock?: () => Date | null;
 }
-
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 export class MemoryStore implements StoreDriver {
   #keys: string[] = [];
@@ -72,7 +71,7 @@ export class MemoryStore implements StoreDriver {
 
   #ordered(): string[] {
     if (!this.#sorted) {
-      this.#keys.sort(byteOrder);
+      this.#keys.sort(compareKeyBytes);
       this.#sorted = true;
     }
     return this.#keys;
@@ -146,7 +145,7 @@ function lowerBound(keys: readonly string[], key: string): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (byteOrder(keys[mid] as string, key) < 0) lo = mid + 1;
+    if (compareKeyBytes(keys[mid] as string, key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -158,7 +157,7 @@ function upperBound(keys: readonly string[], key: string): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (byteOrder(keys[mid] as string, key) <= 0) lo = mid + 1;
+    if (compareKeyBytes(keys[mid] as string, key) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
