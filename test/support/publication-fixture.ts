@@ -8,9 +8,15 @@ import type { Expectations } from '../../src/evidence/summary.ts';
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 import { Publisher, type PublicationIdentity } from '../../src/publication/publisher.ts';
 
-/** The clusters the tests use: `TEST_CLUSTER` by default, `DATABASES_CLUSTER` for the API's tests. */
+/**
+ * The clusters the tests use: `TEST_CLUSTER` by default, `DATABASES_CLUSTER` for the API's tests,
+ * `DB_CLUSTER` for the evidence tests, `STANDALONE_CLUSTER` where a scan runs as `viewer scan` does
+ * (no Kubernetes cluster: the standalone namespace and the all-zero uid).
+ */
 export const TEST_CLUSTER: PublicationIdentity['cluster'] = { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null };
 export const DATABASES_CLUSTER: PublicationIdentity['cluster'] = { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null };
+export const DB_CLUSTER: PublicationIdentity['cluster'] = { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null };
+export const STANDALONE_CLUSTER: PublicationIdentity['cluster'] = { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null };
 
 export const TEST_IDENTITY: PublicationIdentity = {
   cluster: TEST_CLUSTER,
@@ -25,7 +31,8 @@ export const NO_EXPECTATIONS: Expectations = { policyText: null, policy: null, m
 
 export interface PublisherFixture {
   readonly identity?: Partial<PublicationIdentity>;
-  readonly expectations?: Partial<Expectations>;
+  /** Over `NO_EXPECTATIONS`; undefined: none. */
+  readonly expectations?: Partial<Expectations> | undefined;
   /** Default one hour. */
   readonly freshnessMs?: number;
   readonly revisionBase?: number;
