@@ -16,7 +16,7 @@ import { memoryDocument } from '../evidence/memory.ts';
 import { scanScope, type ScopeEvidence } from '../evidence/scope-scan.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../publication/publisher.ts';
+import type { Publication, Publisher } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
@@ -24,6 +24,7 @@ import { walName } from '../postgres/wal.ts';
 import { scanDocument } from './commands/scan.ts';
 import { loadPreviousScan, readPreviousScan, REFUSALS, type Continuation, type ExpectedScope } from './previous-scan.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'p/pg-main/';
 const T0 = Date.parse('2026-11-21T13:00:00Z');
@@ -32,12 +33,7 @@ const FINGERPRINT = `sha256:${'a'.repeat(64)}`;
 const EXPECTED: ExpectedScope = { fingerprint: FINGERPRINT, server: 'pg-main', provider: 'store-a', format: 'archive-cloud' };
 
 function newPublisher(revisionBase = 0) {
-  return new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: 'pg-main' }, provider: 'store-a', fingerprint: FINGERPRINT, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: null },
-    15 * 60_000,
-    { revisionBase },
-  );
+  return testPublisher({ identity: { cluster: { ...DATABASES_CLUSTER, name: 'pg-main' }, fingerprint: FINGERPRINT, server: 'pg-main' }, freshnessMs: 15 * 60_000, revisionBase });
 }
 
 const scan = (driver: StoreDriver, p: Publisher): Promise<ScopeEvidence> =>
@@ -261,11 +257,10 @@ describe('Publisher.resume', () => {
     assert.equal(next.publication.revision, doc.snapshot.revision + 1);
     assert.equal(next.publication.generation, 2);
 
-    const upgraded = new Publisher(
-      { cluster: { namespace: 'other', uid: '00000000-0000-0000-0000-000000000001', name: null }, provider: 'store-a', fingerprint: FINGERPRINT, server: 'pg-main', producerVersion: '0.2.0', format: archiveCloud },
-      { policyText: null, policy: null, minimumRedundancy: null },
-      15 * 60_000,
-    );
+    const upgraded = testPublisher({
+      identity: { cluster: { namespace: 'other', uid: '00000000-0000-0000-0000-000000000001', name: null }, fingerprint: FINGERPRINT, server: 'pg-main', producerVersion: '0.2.0' },
+      freshnessMs: 15 * 60_000,
+    });
     const current = upgraded.resume(read(text));
     assert.equal(current.snapshot.producer.version, '0.2.0');
     assert.equal(current.snapshot.identity.cluster.namespace, 'other');
@@ -280,11 +275,7 @@ describe('Publisher.resume', () => {
     const tried = newPublisher();
     tried.fail('unavailable', attempt(1));
     assert.throws(() => tried.resume(read(text)), /before its first attempt/);
-    const other = new Publisher(
-      { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
-      { policyText: null, policy: null, minimumRedundancy: null },
-      15 * 60_000,
-    );
+    const other = testPublisher({ identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'b'.repeat(64)}`, server: 'pg-main' }, freshnessMs: 15 * 60_000 });
     assert.throws(() => other.resume(read(text)), /of its own scope/);
   });
 });

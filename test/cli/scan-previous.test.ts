@@ -24,10 +24,11 @@ import { scanScope, type ScopeEvidence } from '../../src/evidence/scope-scan.ts'
 import { archiveCloud } from '../../src/format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../../src/format/barman-cloud/synthetic-repository.ts';
 import { walName } from '../../src/postgres/wal.ts';
-import { Publisher, type Publication } from '../../src/publication/publisher.ts';
+import type { Publication, Publisher } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
 import { MemoryStore } from '../../src/store/memory/memory-driver.ts';
+import { STANDALONE_CLUSTER, testPublisher } from '../support/publication-fixture.ts';
 
 const SERVER = 'pg-main';
 const ROOT = `backups/${SERVER}/`;
@@ -37,11 +38,11 @@ const at = (min: number) => new Date(T0 + min * 60_000);
 
 function publisher(server = SERVER, fingerprint = FINGERPRINT): Publisher {
   // Each run draws its own revision base from the clock, as `viewer scan` does.
-  return new Publisher(
-    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint, server, producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null },
-    15 * 60_000,
-  );
+  return testPublisher({
+    identity: { cluster: STANDALONE_CLUSTER, fingerprint, server },
+    expectations: { policyText: 'REDUNDANCY 1', policy: { kind: 'redundancy', count: 1 }, minimumRedundancy: null },
+    freshnessMs: 15 * 60_000,
+  });
 }
 
 const expected = (p: Publisher): ExpectedScope => {
