@@ -22,9 +22,10 @@ import { MESSAGES } from '../evidence/summary.ts';
 import { REASONS as FORMAT_BACKUP_REASONS } from '../format/barman-cloud/backups.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../format/barman-cloud/demo-repository.ts';
 import { archiveCloud, scopeRoot } from '../format/barman-cloud/format.ts';
-import { Publisher, refreshReason, type Attempt } from '../publication/publisher.ts';
+import { refreshReason, type Attempt, type Publisher } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import { explainReason, GENERIC_REASON_EXPLANATION, isRecognizedReasonCode, RECOGNIZED_REASON_CODES } from './reasons.ts';
+import { STANDALONE_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const SRC = resolve(import.meta.dirname, '..');
 const GOLDEN = resolve(import.meta.dirname, '..', '..', 'test', 'fixtures', 'demo-scan.json');
@@ -112,12 +113,12 @@ const startedAt = new Date('2026-11-20T06:00:00Z');
 const attempt: Attempt = { startedAt, finishedAt: new Date(startedAt.getTime() + 1_000), pages: 7, objects: 0 };
 
 function demoPublisher(): Publisher {
-  return new Publisher(
-    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 },
-    900_000,
-    { revisionBase: 0 },
-  );
+  return testPublisher({
+    identity: { cluster: STANDALONE_CLUSTER, fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER },
+    expectations: { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 },
+    freshnessMs: 900_000,
+    revisionBase: 0,
+  });
 }
 
 /** The embedded demo's `viewer scan` document, built as test/scan/demo-golden.test.ts builds it. */

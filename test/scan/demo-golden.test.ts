@@ -13,21 +13,21 @@ import { scanDocument } from '../../src/cli/commands/scan.ts';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../src/format/barman-cloud/demo-repository.ts';
-import { Publisher } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
+import { STANDALONE_CLUSTER, testPublisher } from '../support/publication-fixture.ts';
 
 const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'demo-scan.json');
 const startedAt = new Date('2026-11-20T06:00:00Z');
 
 async function demoDocument(): Promise<string> {
   const root = scopeRoot(DEMO_PREFIX, DEMO_SERVER);
-  const publisher = new Publisher(
-    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 },
-    900_000,
-    { revisionBase: 0 },
-  );
+  const publisher = testPublisher({
+    identity: { cluster: STANDALONE_CLUSTER, fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER },
+    expectations: { policyText: 'RECOVERY WINDOW OF 7 DAYS', policy: { kind: 'recovery-window', amount: 7, unit: 'days' }, minimumRedundancy: 2 },
+    freshnessMs: 900_000,
+    revisionBase: 0,
+  });
   const evidence = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1_000, maxObjects: 100_000 }), concurrency: 4, ...publisher.nextScan });
   const p = publisher.complete(evidence, { startedAt, finishedAt: new Date(startedAt.getTime() + 1_000), pages: 7, objects: evidence.objectCount });
   assert.deepEqual(p.violations, []);
