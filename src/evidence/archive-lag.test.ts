@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
@@ -16,6 +15,7 @@ import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 import { freshMemory } from './memory.ts';
 import { archiveLagSeconds, archiveLagUnknownReason, summarize } from './summary.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
+import { DB_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'pg/srv/';
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -83,7 +83,7 @@ describe('archive lag', () => {
     const gap = await scanned(at(99), { missing: [10] });
     assert.deepEqual(walOf(gap, 3 * 60), ['warning', 'wal-gap-candidate'], 'continuity first on a tie');
     const e = await scanned(at(99));
-    const publisher = new Publisher({ cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud }, expect(3 * 60), 900_000);
+    const publisher = testPublisher({ identity: { cluster: DB_CLUSTER, fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv' }, expectations: expect(3 * 60), freshnessMs: 900_000 });
     const p = publisher.complete(e, { startedAt: at(100), finishedAt: at(101), pages: 1, objects: e.objectCount });
     assert.deepEqual(p.violations, []);
     assert.equal(requireCommonSummary(p.snapshot.details).wal.reason.code, 'archive-lag-over-expectation');

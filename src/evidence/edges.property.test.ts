@@ -16,12 +16,13 @@ import { requireCommonSummary } from '../contract/details-view.ts';
 import type { State } from '../contract/primitives.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../publication/publisher.ts';
+import type { Publication } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
 import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 import { archiveLagSeconds } from './summary.ts';
+import { DB_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'pg/srv/';
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -123,11 +124,11 @@ async function scanned(shape: Shape, dropTimeline2 = false): Promise<{ e: ScopeE
     const minute = b.timeline === 1 ? b.begin : shape.tl1End + 2 + b.begin - (t2?.fork ?? 0);
     repo.backup({ id: `20261121T1${String(i).padStart(5, '0')}`, timeline: b.timeline, beginPosition: b.begin, endPosition: b.begin, beginTime: at(minute), endTime: at(minute + 0.5), ...(b.otherSystem ? { systemId: '7000000000000000001' } : {}) });
   }
-  const publisher = new Publisher(
-    { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: null, maxArchiveLagSeconds: 3600 },
-    900_000,
-  );
+  const publisher = testPublisher({
+    identity: { cluster: DB_CLUSTER, fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv' },
+    expectations: { maxArchiveLagSeconds: 3600 },
+    freshnessMs: 900_000,
+  });
   const e = await scanScope({ format: archiveCloud, server: 'srv', root: ROOT, driver: confine(store, ROOT), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e7 }), concurrency: 2, ...publisher.nextScan });
   const p = publisher.complete(e, { startedAt: at(newest + 100), finishedAt: at(newest + 101), pages: 1, objects: e.objectCount });
   assert.deepEqual(p.violations, []);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../publication/publisher.ts';
+import type { Publication, Publisher } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
@@ -23,6 +23,7 @@ import { BudgetMeter } from './listing.ts';
 import { freshMemory, memoryDocument, parseMemory, readMemory, serializeMemory, type EvidenceMemory, type MemoryIdentity } from './memory.ts';
 import { MEMORY_VALIDATOR_MODULE, memoryValidatorSource } from './memory-validator-build.ts';
 import { scanScope } from './scope-scan.ts';
+import { DB_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT_DIR = join(import.meta.dirname, '..', '..');
 const IDENTITY: MemoryIdentity = { fingerprint: `sha256:${'5'.repeat(64)}`, format: 'archive-cloud', server: 'pg-main' };
@@ -153,11 +154,7 @@ const ROOT = 'pg/pg-main/';
 const segmentKey = (position: number) => `${ROOT}wals/0000000100000000/0000000100000000${position.toString(16).toUpperCase().padStart(8, '0')}`;
 
 function newPublisher(): Publisher {
-  return new Publisher(
-    { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: IDENTITY.fingerprint, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: null },
-    900_000,
-  );
+  return testPublisher({ identity: { cluster: DB_CLUSTER, fingerprint: IDENTITY.fingerprint, server: 'pg-main' }, freshnessMs: 900_000 });
 }
 
 /**

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher } from '../publication/publisher.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { confine } from '../store/confined.ts';
 import type { StoreDriver } from '../store/driver.ts';
@@ -17,7 +16,7 @@ import { DEFAULT_SCOPE_LIMITS, scanScope, type ScopeEvidence, type ScopeLimits }
 import { freshMemory } from './memory.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
-import { testPublisher } from '../../test/support/publication-fixture.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'fixtures/pg-main/';
 const T0 = Date.parse('2026-11-21T13:28:00Z');
@@ -39,11 +38,11 @@ async function scan(store: MemoryStore, options: { maxPages?: number; limits?: S
 }
 
 function publish(e: ScopeEvidence) {
-  const p = new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: 'pg-main', producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: 1 },
-    900_000,
-  ).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
+  const p = testPublisher({
+    identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'pg-main' },
+    expectations: { minimumRedundancy: 1 },
+    freshnessMs: 900_000,
+  }).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
   assert.deepEqual(p.violations, []);
   return p;
 }

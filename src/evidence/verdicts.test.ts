@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { State } from '../contract/primitives.ts';
 import { SyntheticRepository } from '../format/barman-cloud/synthetic-repository.ts';
-import { Publisher, type Publication } from '../publication/publisher.ts';
+import type { Publication, Publisher } from '../publication/publisher.ts';
 import { confine } from '../store/confined.ts';
 import { MemoryStore } from '../store/memory/memory-driver.ts';
 import { BudgetMeter } from './listing.ts';
@@ -17,6 +17,7 @@ import { scanScope, type ScopeEvidence } from './scope-scan.ts';
 import { freshMemory } from './memory.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../contract/details-view.ts';
+import { DB_CLUSTER, testPublisher } from '../../test/support/publication-fixture.ts';
 
 const ROOT = 'pg/srv/';
 const T0 = Date.parse('2026-11-21T10:00:00Z');
@@ -39,12 +40,7 @@ function agrees(e: ScopeEvidence, p: Publication): void {
   if (e.empty) for (const s of [p.snapshot.state, ac.wal.state, ac.timeline.state, ac.coverage.state, capability('catalog-listing'), capability('structural-artifact-validation')]) assert.notEqual(s, 'healthy');
 }
 
-const newPublisher = () =>
-  new Publisher(
-    { cluster: { namespace: 'db', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: null },
-    900_000,
-  );
+const newPublisher = () => testPublisher({ identity: { cluster: DB_CLUSTER, fingerprint: `sha256:${'1'.repeat(64)}`, server: 'srv' }, freshnessMs: 900_000 });
 
 function publish(e: ScopeEvidence): Publication {
   const p = newPublisher().complete(e, { startedAt: at(200), finishedAt: at(201), pages: 1, objects: e.objectCount });
