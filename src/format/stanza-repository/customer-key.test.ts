@@ -12,12 +12,12 @@ import { describe, it } from 'node:test';
 import { BudgetMeter } from '../../evidence/listing.ts';
 import { freshMemory } from '../../evidence/memory.ts';
 import { scanScope, type ScopeEvidence } from '../../evidence/scope-scan.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { REASONS } from './backups.ts';
 import { stanzaRepository } from './format.ts';
 import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../../../test/support/publication-fixture.ts';
 
 const PREFIX = 'repo';
 const STANZA = 'main';
@@ -39,11 +39,11 @@ function scan(store: MemoryStore): Promise<ScopeEvidence> {
 }
 
 function publish(e: ScopeEvidence) {
-  const p = new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: e.server, producerVersion: '0.1.0', format: stanzaRepository },
-    { policyText: null, policy: null, minimumRedundancy: 1 },
-    900_000,
-  ).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
+  const p = testPublisher({
+    identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'0'.repeat(64)}`, server: e.server, format: stanzaRepository },
+    expectations: { minimumRedundancy: 1 },
+    freshnessMs: 900_000,
+  }).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
   assert.deepEqual(p.violations, []);
   return p;
 }

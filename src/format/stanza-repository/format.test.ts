@@ -15,7 +15,6 @@ import { freshMemory } from '../../evidence/memory.ts';
 /** Nothing remembered, for a stanza of this test's repository (the publisher below is of the same scope). */
 const fresh = (stanza: string) => freshMemory({ fingerprint: `sha256:${'0'.repeat(64)}`, format: 'stanza-repository', server: stanza });
 import { discoverScopes } from '../../evidence/discovery.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { StoreError } from '../../common/errors.ts';
 import { confine } from '../../store/confined.ts';
 import type { StoreDriver } from '../../store/driver.ts';
@@ -25,6 +24,7 @@ import { geometry } from '../../postgres/wal.ts';
 import { stanzaRepository } from './format.ts';
 import { parseRetentionPolicy, classifyGaps } from './retention.ts';
 import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
+import { DATABASES_CLUSTER, testPublisher } from '../../../test/support/publication-fixture.ts';
 
 const PREFIX = 'repo';
 const STANZA = 'main';
@@ -46,11 +46,11 @@ async function scan(store: MemoryStore, stanza = STANZA): Promise<ScopeEvidence>
 }
 
 function publish(e: ScopeEvidence) {
-  const p = new Publisher(
-    { cluster: { namespace: 'databases', uid: '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: e.server, producerVersion: '0.1.0', format: stanzaRepository },
-    { policyText: null, policy: null, minimumRedundancy: 1 },
-    900_000,
-  ).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
+  const p = testPublisher({
+    identity: { cluster: DATABASES_CLUSTER, fingerprint: `sha256:${'0'.repeat(64)}`, server: e.server, format: stanzaRepository },
+    expectations: { minimumRedundancy: 1 },
+    freshnessMs: 900_000,
+  }).complete(e, { startedAt: at(60), finishedAt: at(61), pages: 3, objects: e.objectCount });
   assert.deepEqual(p.violations, []);
   return p;
 }
