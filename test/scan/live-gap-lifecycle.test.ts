@@ -26,11 +26,12 @@ import type { State } from '../../src/contract/primitives.ts';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';
 import { destinationFingerprint } from '../../src/publication/fingerprint.ts';
-import { Publisher, type Publication } from '../../src/publication/publisher.ts';
+import type { Publication } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { STANDALONE_CLUSTER, testPublisher } from '../support/publication-fixture.ts';
 import { archiveCloud, scopeRoot } from '../../src/format/barman-cloud/format.ts';
 import { requireCommonSummary } from '../../src/contract/details-view.ts';
 
@@ -229,18 +230,14 @@ describe('a WAL gap watched live while PostgreSQL archives with barman-cloud', (
   });
 
   it('keeps a gap confirmed while it widens on either side and splits on a late upload, until filled', async () => {
-    const publisher = new Publisher(
-      {
-        cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null },
-        provider: 'store-a',
+    const publisher = testPublisher({
+      identity: {
+        cluster: STANDALONE_CLUSTER,
         fingerprint: destinationFingerprint({ provider: 'store-a', bucket: BUCKET, account: null, emulatorOrigin: null, prefix }, repos.endpoint),
         server: SERVER,
-        producerVersion: '0.1.0',
-        format: archiveCloud,
       },
-      { policyText: null, policy: null, minimumRedundancy: null },
-      15 * 60_000,
-    );
+      freshnessMs: 15 * 60_000,
+    });
     /** One refresh as production runs it: the publisher's next generation and gap memory in, its publication out. */
     async function scan(): Promise<Publication> {
       const meter = new BudgetMeter({ maxPages: 10_000, maxObjects: 1_000_000 });

@@ -16,10 +16,11 @@ import type { Expectations } from '../../src/evidence/summary.ts';
 import type { GapSettle } from '../../src/evidence/gaps.ts';
 import type { RepositoryFormat } from '../../src/format/seam.ts';
 import { destinationFingerprint } from '../../src/publication/fingerprint.ts';
-import { Publisher, type Publication } from '../../src/publication/publisher.ts';
+import type { Publication, Publisher } from '../../src/publication/publisher.ts';
 import { confine } from '../../src/store/confined.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
+import { STANDALONE_CLUSTER, testPublisher } from './publication-fixture.ts';
 
 export interface StoreAccount {
   readonly endpoint: string;
@@ -27,8 +28,6 @@ export interface StoreAccount {
   readonly secretAccessKey: string;
   readonly bucket: string;
 }
-
-const NO_EXPECTATIONS: Expectations = { policyText: null, policy: null, minimumRedundancy: null };
 
 /** Keys under `prefix` (full keys), in key order. */
 async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<string[]> {
@@ -139,18 +138,16 @@ export class ScopeCopy {
 
   /** A publisher of this copy's scope, as production composes one. */
   publisher(o: Pick<ScanOptions, 'format' | 'scope' | 'expectations'>): Publisher {
-    return new Publisher(
-      {
-        cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null },
-        provider: 'store-a',
+    return testPublisher({
+      identity: {
+        cluster: STANDALONE_CLUSTER,
         fingerprint: destinationFingerprint({ provider: 'store-a', bucket: this.#account.bucket, account: null, emulatorOrigin: null, prefix: this.prefix }, this.#account.endpoint),
         server: o.scope,
-        producerVersion: '0.1.0',
         format: o.format,
       },
-      o.expectations ?? NO_EXPECTATIONS,
-      15 * 60_000,
-    );
+      expectations: o.expectations,
+      freshnessMs: 15 * 60_000,
+    });
   }
 
   /**
