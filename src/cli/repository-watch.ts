@@ -21,7 +21,7 @@ import type { StoreDriver } from '../store/driver.ts';
 import type { DestinationFacts, ScopeView } from '../surface/ui/pages.ts';
 import { scopeView } from '../surface/ui/scope-view.ts';
 import type { StandaloneConfig } from './config/config.ts';
-import { formatNamed } from './formats.ts';
+import { formatNamed } from '../format/registry.ts';
 import { publicationMetricScope } from './publication-metrics.ts';
 import { scopeMemory, scopeRefresher, wireScope, type ScopeMemory, type ScopeWiring } from './scope-wiring.ts';
 

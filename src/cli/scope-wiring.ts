@@ -18,7 +18,8 @@ import type { Destination } from '../store/destination.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import type { Config } from './config/config.ts';
 import { PRODUCER_VERSION, standaloneCluster } from './identity.ts';
-import { FORMATS } from './formats.ts';
+import { formatNamed } from '../format/registry.ts';
+import type { RepositoryFormat } from '../format/seam.ts';
 
 export interface Scope {
   readonly server: string;
@@ -29,7 +30,9 @@ export interface Scope {
 
 export interface ScopeWiring {
   readonly publisher: Publisher;
-  /** The base the scope's keys are relative to (for barman-cloud `<prefix>/<server>/`). */
+  /** The scope's repository format (the configured `REPOSITORY_FORMAT`). */
+  readonly format: RepositoryFormat;
+  /** The base the scope's keys are relative to (the format's `scopeRoots`). */
   readonly root: string;
   /** The prefixes the scope's driver is confined to, the first one probed for readiness. */
   readonly roots: readonly string[];
@@ -43,7 +46,7 @@ export function scanBudget(config: Config): ScanBudget {
 }
 
 export function wireScope(config: Config, scope: Scope): ScopeWiring {
-  const format = FORMATS[config.format];
+  const format = formatNamed(config.format);
   const { base: root, roots } = format.scopeRoots(scope.destination.prefix, scope.server);
   const publisher = new Publisher(
     {
@@ -60,7 +63,7 @@ export function wireScope(config: Config, scope: Scope): ScopeWiring {
   );
   const scan = (driver: StoreDriver): ScanFunction => (signal, next, meter) =>
     scanScope({ format, server: scope.server, root, driver, signal, meter, concurrency: config.scan.concurrency, ...next });
-  return { publisher, root, roots, scan };
+  return { publisher, format, root, roots, scan };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import { Turns } from '../../common/concurrency.ts';
 import { categoryOf, detailOf, formatDetail } from '../../common/errors.ts';
 import { createLogger, type Logger } from '../../common/log.ts';
-import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
+import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/demo.ts';
 import { checkStateDir } from '../../publication/memory-file.ts';
 import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';

@@ -14,8 +14,6 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { dirname } from 'node:path';
 import {
   CLUSTER_NAME_PATTERN,
-  FORMAT_ARCHIVE_CLOUD,
-  FORMAT_STANZA_REPOSITORY,
   NAMESPACE_PATTERN,
   PROVIDERS,
   SERVER_NAME_PATTERN,
@@ -23,8 +21,8 @@ import {
   UID_PATTERN,
   type Provider,
 } from '../../contract/primitives.ts';
+import { defaultFormat, formatIds, formatNamed, registeredFormats } from '../../format/registry.ts';
 import type { RepositoryFormat, RetentionPolicy } from '../../format/seam.ts';
-import { formatNamed } from '../formats.ts';
 import { destinationFormHint, parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';
 import { EnvReader, type ConfigViolation, type Env } from './env-reader.ts';
 import { nearMisses } from './near-miss.ts';
@@ -33,9 +31,6 @@ export type { ConfigViolation, Env } from './env-reader.ts';
 
 export const RUNTIME_MODES = ['standalone', 'sidecar'] as const;
 export type RuntimeMode = (typeof RUNTIME_MODES)[number];
-/** The formats viewer reads; the sidecar accepts only the first (the spec's mode table, D-72). */
-export const REPOSITORY_FORMATS = [FORMAT_ARCHIVE_CLOUD, FORMAT_STANZA_REPOSITORY] as const;
-export type RepositoryFormatName = (typeof REPOSITORY_FORMATS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -82,7 +77,11 @@ export interface RetentionExpectation {
 }
 
 interface CommonConfig {
-  readonly format: RepositoryFormatName;
+  /**
+   * `REPOSITORY_FORMAT`: the id of a registered format (format/registry.ts; the sidecar accepts
+   * only a format that declares `sidecar`, the spec's mode table, D-72).
+   */
+  readonly format: string;
   readonly provider: Provider;
   readonly credentials: StoreCredentials;
   readonly region: string | null;
@@ -118,7 +117,6 @@ export type MetricsLabel = readonly [name: string, value: string];
 
 export interface SidecarConfig extends CommonConfig {
   readonly mode: 'sidecar';
-  readonly format: typeof FORMAT_ARCHIVE_CLOUD;
   readonly destination: Destination;
   readonly serverName: string;
   readonly tokenFile: string;
@@ -538,6 +536,15 @@ export function probeTokenFile(env: Env): string | undefined {
   return env['EVIDENCE_TOKEN_FILE'];
 }
 
+/** The formats sidecar mode reads, as its refusal names them: `archive-cloud`, or `one of a, b`. */
+function sidecarFormatChoices(): string {
+  const ids = registeredFormats().filter((f) => f.sidecar).map((f) => f.id);
+  return ids.length === 1 ? (ids[0] ?? '') : `one of ${ids.join(', ')}`;
+}
+
+/** The indefinite article before a word, by its first letter: `an archive-cloud`, `a stanza-repository`. */
+const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+
 /** Parses and validates the whole configuration; never throws, never echoes a value. */
 export function parseConfig(env: Env): ConfigResult {
   // Beside FLEET_FILE the repository variables are refused below and read as absent: their rules
@@ -548,7 +555,8 @@ export function parseConfig(env: Env): ConfigResult {
   if (mode === undefined) return { ok: false, violations: r.violations };
 
   if (mode === 'sidecar' && !r.isSet('REPOSITORY_FORMAT')) r.required('REPOSITORY_FORMAT', 'in sidecar mode');
-  const format: RepositoryFormatName | undefined = r.isSet('REPOSITORY_FORMAT') ? r.oneOf('REPOSITORY_FORMAT', REPOSITORY_FORMATS) : mode === 'sidecar' ? undefined : FORMAT_ARCHIVE_CLOUD;
+  // The registry is read here, at parse time: a format a test registers is accepted like the others.
+  const format: string | undefined = r.isSet('REPOSITORY_FORMAT') ? r.oneOf('REPOSITORY_FORMAT', formatIds()) : mode === 'sidecar' ? undefined : defaultFormat().id;
 
   const url = mode === 'sidecar' ? r.required('DESTINATION_PATH', 'in sidecar mode', 2048) : r.string('DESTINATION_PATH', 2048);
   const provider = parseProvider(r, mode, url);
@@ -590,13 +598,13 @@ export function parseConfig(env: Env): ConfigResult {
     r.forbid('TRUSTED_USER_HEADER', 'must not be set in sidecar mode');
     for (const v of ['FLEET_FILE', 'FLEET_CONCURRENCY', 'METRICS_ADDR']) r.forbid(v, 'applies to standalone mode only');
     if (r.boolean('ALLOW_DOWNLOAD') === true) r.violate('ALLOW_DOWNLOAD', 'must not be true in sidecar mode');
-    if (format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) r.violate('REPOSITORY_FORMAT', 'must be archive-cloud in sidecar mode');
+    if (format !== undefined && !formatNamed(format).sidecar) r.violate('REPOSITORY_FORMAT', `must be ${sidecarFormatChoices()} in sidecar mode`);
     const tokenFile = r.isSet('EVIDENCE_TOKEN_FILE') ? r.absolutePath('EVIDENCE_TOKEN_FILE') : r.required('EVIDENCE_TOKEN_FILE', 'in sidecar mode');
     if (r.violations.length > 0 || format === undefined || provider === undefined || destination === null || serverNames?.[0] === undefined || cluster === null || credentials === undefined || tokenFile === undefined) {
       return { ok: false, violations: r.violations };
     }
     const config: SidecarConfig = {
-      mode, format: FORMAT_ARCHIVE_CLOUD, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl, caFile,
+      mode, format, provider, destination, serverName: serverNames[0], tokenFile, cluster, credentials, region, endpointUrl, caFile,
       retention, refreshIntervalSeconds, freshnessThresholdSeconds, readinessWindowSeconds, scan, walPageSize, logLevel, stateDir, metricsLabels,
     };
     return { ok: true, config, warnings: warningsFor(env) };
@@ -618,8 +626,9 @@ export function parseConfig(env: Env): ConfigResult {
     }
   } else if (destination === null && url === undefined && (serverNames !== null || r.isSet('PROVIDER'))) {
     r.violate('DESTINATION_PATH', 'is required when PROVIDER or ARCHIVE_SERVER_NAMES is set (unset, viewer runs its embedded demo)');
-  } else if (url === undefined && format !== undefined && format !== FORMAT_ARCHIVE_CLOUD) {
-    r.violate('DESTINATION_PATH', 'is required with a REPOSITORY_FORMAT other than archive-cloud (the embedded demo is an archive-cloud repository)');
+  } else if (url === undefined && format !== undefined && format !== defaultFormat().id) {
+    const demo = defaultFormat().id;
+    r.violate('DESTINATION_PATH', `is required with a REPOSITORY_FORMAT other than ${demo} (the embedded demo is ${article(demo)} ${demo} repository)`);
   }
   if (r.violations.length > 0 || format === undefined || provider === undefined || credentials === undefined || listen === undefined) {
     return { ok: false, violations: r.violations };
