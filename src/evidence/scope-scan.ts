@@ -13,6 +13,7 @@ import { compareWalRuns } from '../contract/order.ts';
 import { mapLimit, settleAll } from '../common/concurrency.ts';
 import { MAX_HISTORY_BYTES, parseTimelineHistory } from '../postgres/timeline-history.ts';
 import { DEFAULT_SEGMENT_SIZE, geometry as makeGeometry, walName, type WalGeometry } from '../postgres/wal.ts';
+import { foreignLayouts } from '../format/registry.ts';
 import type { RepositoryFormat, ScopeAccess, WalEntry } from '../format/seam.ts';
 import type { StoreDriver } from '../store/driver.ts';
 import { evaluateBackup, type BackupFacts } from './backups.ts';
@@ -283,7 +284,7 @@ export async function scanScope(o: ScopeScanOptions): Promise<ScopeEvidence> {
   // Sizes are judged only against the archive's own geometry: against a guessed segment size
   // every segment of a 1 MiB archive would become an unknown object.
   const parts = walPlan.parts(archiveGeometry?.segmentSize ?? null);
-  const [catalog, [wal, others]] = await settleAll([catalogRead, settleAll([listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server)])]);
+  const [catalog, [wal, others]] = await settleAll([catalogRead, settleAll([listWal(parts, rangeGeometry, limits), o.format.readOthers(access, o.server, foreignLayouts(o.format))])]);
   unknownObjects += catalog.unknownObjects;
   unknownObjects += others.unknownObjects;
   const foreignLayout = others.foreignLayout;

@@ -12,7 +12,7 @@
  * and nothing it holds can leak it.
  */
 import type { BackupItem } from '../contract/collections.ts';
-import type { State, StateReason } from '../contract/primitives.ts';
+import type { State, StateReason, WireFormat } from '../contract/primitives.ts';
 import type { CapabilityId, CommonSummary, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult, StreamResult } from '../store/driver.ts';
@@ -158,8 +158,63 @@ export interface FormatCatalog {
   readonly unknownObjects: number;
 }
 
-/** Another repository format recognised at a destination (named as its REPOSITORY_FORMAT would be, D-60). */
-export type ForeignFormat = 'stanza-repository';
+/** Another registered repository format recognised at a destination: its id, as its REPOSITORY_FORMAT would be (D-60). */
+export type ForeignFormat = string;
+
+/**
+ * A format's layout as a few one-level listings see it: how every other format's discovery and
+ * scope reading recognise it (asked through the registry, never by a list of names), and the
+ * words the pages and the empty-scope hints use for it.
+ */
+export interface LayoutShape {
+  /** How another format's discovery names it: "a pgBackRest repository". */
+  readonly describedAs: string;
+  /** What one scope is called in hints: "server", "stanza". */
+  readonly scopeNoun: string;
+  /** Folders directly under the destination that hold its scopes, one level down (empty: the scopes are directly there). */
+  readonly rootAreas: readonly string[];
+  /** Folders directly under one scope's own prefix that mark it as this format's (empty when none do). */
+  readonly scopeAreas: readonly string[];
+  /**
+   * Whether the destination (the access's base) holds this layout, given the folder names directly
+   * there (without `/`): a few bounded listings of its own metadata, never a whole listing.
+   */
+  holdsAt(access: ScopeAccess, names: readonly string[]): Promise<boolean>;
+  /** Whether a key, relative to the destination, is one of this format's own metadata files. */
+  ownsKey(key: string): boolean;
+}
+
+/** Another registered format's layout, as a format's discovery and `readOthers` are handed it. */
+export interface ForeignLayout {
+  readonly id: string;
+  readonly layout: LayoutShape;
+}
+
+/** One of a format's own facts beside the common summary, as a value the pages and the text render alike. */
+export type FactValue =
+  | { readonly kind: 'count'; readonly value: number | null }
+  /** Counts by kind ("3 full, 1 diff"); null when unknown. */
+  | { readonly kind: 'counts'; readonly parts: readonly { readonly count: number; readonly unit: string }[] | null }
+  | { readonly kind: 'flag'; readonly value: boolean | null }
+  | { readonly kind: 'state'; readonly value: StateReason };
+
+/** A format's own facts beside the common summary: a view model, rendered by the pages and `viewer scan --output text`. */
+export interface FormatFacts {
+  /** Labelled values for the pages, in order. */
+  readonly page: readonly { readonly label: string; readonly value: FactValue }[];
+  /** Labelled lines for the text output, worded as the format's own tools' users read them. */
+  readonly text: readonly { readonly label: string; readonly text: string }[];
+}
+
+/**
+ * A status kept under a heading of its own in the catalog whatever shelf it is on, never among
+ * completed backups; `note` says what it means, naming the tool.
+ */
+export interface OwnHeading {
+  readonly status: string;
+  readonly heading: string;
+  note(tool: string): string;
+}
 
 /** What discovery found under a destination. */
 export interface Discovery {
@@ -266,15 +321,31 @@ export interface WalPlan {
  * layout, its metadata, its verdicts on backups, its retention shape and its capabilities.
  */
 export interface RepositoryFormat {
-  /** The `REPOSITORY_FORMAT` value and the wire's `format`. */
+  /** The `REPOSITORY_FORMAT` value, and the key of the format registry (`registry.ts`). */
   readonly id: string;
+  /**
+   * The wire's `format` its publications carry: its id for every format the contract defines.
+   * v1alpha1 is closed, so a format without a payload of its own in the contract publishes under
+   * one the contract has (only the test-only format does, D-125).
+   */
+  readonly wireFormat: WireFormat;
+  /** Whether sidecar mode may read it (the spec: archive-cloud only). */
+  readonly sidecar: boolean;
+  /** Its layout as other formats, the pages and the hints recognise it. */
+  readonly layout: LayoutShape;
+  /** Its own facts beside the common summary for the pages and the text output; null when the details carry none of its own. */
+  facts(details: Details | null | undefined): FormatFacts | null;
+  /** Statuses its catalog keeps under headings of their own (none for most formats). */
+  readonly ownHeadings: readonly OwnHeading[];
+  /** What to do about each reason code only this format emits: one sentence each, `{tool}` for its tool (publication/advice.ts merges them). */
+  readonly advice: Readonly<Record<string, string>>;
   /**
    * The key prefixes a scope may touch (confinement) and the base its keys are relative to (a
    * prefix of every root), under a destination prefix.
    */
   scopeRoots(destinationPrefix: string, scope: string): { readonly base: string; readonly roots: readonly string[] };
-  /** The scopes under a destination (the access's base) and what else lies there. */
-  discoverScopes(access: ScopeAccess): Promise<Discovery>;
+  /** The scopes under a destination (the access's base) and what else lies there; `others` are every other registered format's layouts. */
+  discoverScopes(access: ScopeAccess, others: readonly ForeignLayout[]): Promise<Discovery>;
   /** The tool whose repositories the format reads, as state messages name it ("Barman's retention"). */
   readonly tool: string;
   /** The format's tagged `details` payload, filled from what evidence knows of the scope. */
@@ -295,8 +366,8 @@ export interface RepositoryFormat {
   readGeometry?(access: ScopeAccess, scope: string): Promise<Pick<FormatCatalog, 'geometry' | 'geometryIssue'>>;
   /** Lists what the WAL area's layout needs before it can be read in parallel parts. */
   planWal(access: ScopeAccess, scope: string): Promise<WalPlan>;
-  /** Everything in the scope that is neither catalog nor WAL: counted as unknown; another format's files recognised. */
-  readOthers(access: ScopeAccess, scope: string): Promise<{ readonly unknownObjects: number; readonly foreignLayout: boolean }>;
+  /** Everything in the scope that is neither catalog nor WAL: counted as unknown; another registered format's files (`others`) recognised. */
+  readOthers(access: ScopeAccess, scope: string, others: readonly ForeignLayout[]): Promise<{ readonly unknownObjects: number; readonly foreignLayout: boolean }>;
   readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes: number): Promise<HistoryBytes>;
   /** Each gap's class, in the order given. */
   classifyGaps(gaps: readonly GapSpan[], backups: readonly BackupPlacement[], geometry: WalGeometry | null, observed: (timeline: number) => readonly { readonly start: number; readonly end: number }[]): GapClass[];

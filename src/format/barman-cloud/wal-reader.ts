@@ -5,7 +5,7 @@
  * entries; history files read and decompressed in any of the six compressions. Also what lies
  * under a server prefix beside `base/` and `wals/`. Design: docs/design/evidence.md §The scan.
  */
-import type { ListedObject, ScopeAccess, WalEntry, HistoryBytes, HistoryRef, RestoreChoice } from '../seam.ts';
+import type { ForeignLayout, ListedObject, ScopeAccess, WalEntry, HistoryBytes, HistoryRef, RestoreChoice } from '../seam.ts';
 import { classifyKey, WAL_COMPRESSIONS, type WalCompression } from './classify.ts';
 import { decompress } from '../compression.ts';
 import { segmentSizePlausible } from './size-floors.ts';
@@ -78,14 +78,12 @@ export async function readHistory(access: ScopeAccess, ref: HistoryRef, maxBytes
   return d.ok ? { ok: true, bytes: d.bytes } : { ok: false, status: 'invalid', reason: d.reason };
 }
 
-/** pgBackRest's stanza metadata, as seen from a server prefix named `archive` or `backup`. */
-const STANZA_FILE = /^[^/]+\/(?:archive|backup)\.info(?:\.copy)?$/;
-
 /**
  * Everything under a server prefix beside `base/` and `wals/`: counted as unknown objects, and
- * whether a pgBackRest stanza's own files are among them (another format at this location).
+ * whether another registered format's own files are among them (say a pgBackRest stanza's, seen
+ * from a server named `archive`): another format at this location.
  */
-export async function readOthers(access: ScopeAccess): Promise<{ unknownObjects: number; foreignLayout: boolean }> {
+export async function readOthers(access: ScopeAccess, server: string, others: readonly ForeignLayout[]): Promise<{ unknownObjects: number; foreignLayout: boolean }> {
   let unknownObjects = 0;
   let foreignLayout = false;
   for await (const page of access.level('')) {
@@ -94,7 +92,7 @@ export async function readOthers(access: ScopeAccess): Promise<{ unknownObjects:
       if (folder === 'base/' || folder === 'wals/') continue;
       for await (const inner of access.objects(folder)) {
         unknownObjects += inner.length;
-        if (inner.some((obj) => STANZA_FILE.test(obj.key))) foreignLayout = true;
+        if (!foreignLayout && inner.some((obj) => others.some((o) => o.layout.ownsKey(`${server}/${obj.key}`)))) foreignLayout = true;
       }
     }
   }

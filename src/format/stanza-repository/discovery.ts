@@ -5,15 +5,17 @@
  * two areas is still one: the scan says what is missing). Everything else under the destination —
  * objects beside the two areas or directly in them, other folders, folders whose names fail the
  * allowlist — belongs to no scope: it is listed and counted, never lost, never turned into a
- * scope. Keys are relative to the destination (the access's base).
+ * scope. A destination without any stanza is asked of every other registered format (its own
+ * `holdsAt`), so a Barman cloud repository is named as such. Keys are relative to the destination
+ * (the access's base).
  */
 import { SERVER_NAME_PATTERN } from '../../contract/primitives.ts';
-import type { Discovery, ScopeAccess } from '../seam.ts';
+import type { Discovery, ForeignLayout, ScopeAccess } from '../seam.ts';
 
 const NAME = new RegExp(SERVER_NAME_PATTERN);
 const AREAS = new Set(['archive/', 'backup/']);
 
-export async function discoverStanzas(access: ScopeAccess): Promise<Discovery> {
+export async function discoverStanzas(access: ScopeAccess, others: readonly ForeignLayout[]): Promise<Discovery> {
   const stanzas = new Set<string>();
   const unscoped: string[] = [];
   let unscopedObjects = 0;
@@ -37,5 +39,16 @@ export async function discoverStanzas(access: ScopeAccess): Promise<Discovery> {
   for (const folder of unscoped) {
     for await (const page of access.objects(folder)) unscopedObjects += page.length;
   }
-  return { servers: [...stanzas].sort(), unscopedObjects, foreignFormat: null };
+  // No stanza at all: another registered format's layout may be what lies here (asked by its own `holdsAt`).
+  let foreignFormat: string | null = null;
+  if (stanzas.size === 0) {
+    const names = unscoped.filter((f) => f.indexOf('/') === f.length - 1).map((f) => f.slice(0, -1));
+    for (const other of others) {
+      if (await other.layout.holdsAt(access, names)) {
+        foreignFormat = other.id;
+        break;
+      }
+    }
+  }
+  return { servers: [...stanzas].sort(), unscopedObjects, foreignFormat };
 }
