@@ -2,13 +2,22 @@
  * What to do about each reason code viewer publishes: one sentence per code, the one source of that
  * advice for the standalone pages, `viewer scan --output text` and the alert rules' descriptions
  * (deploy/monitoring/viewer-alerts.yaml: each rule that pages on a code carries its sentence verbatim,
- * test/monitoring/advice-source.test.ts holds them together, so a change here changes the rule too). Every code a snapshot, a part, a capability, a backup or a recovery path can carry
- * has an entry (`advice.test.ts` derives the codes from the modules that emit them and fails on a
- * code without advice, or on advice for a code nothing emits); a reason that needs no action says
- * so. `{tool}` stands for the repository's tool ("Barman", "pgBackRest"), as in the messages.
- * The words follow the spec: "observed recovery coverage", never a promise that a restore works.
+ * test/monitoring/advice-source.test.ts holds them together, so a change here changes the rule too).
+ *
+ * Two sources, merged at each look-up: the common table here (every code the publication, the
+ * evidence layer or more than one format emits) and each registered format's own `advice` (the
+ * codes only that format emits, in its folder: format/seam.ts), read from the registry when asked,
+ * so a format registered later (a test's) is included. A format's table holds no code of the common
+ * table, and no two formats' tables share a code (`advice.test.ts`); should a later one, the
+ * format a look-up names wins, else the first registered. Every code a snapshot, a part, a
+ * capability, a backup or a recovery path can carry has an entry (`advice.test.ts` derives the codes
+ * from the modules that emit them and fails on a code without advice, or on advice for a code
+ * nothing emits); a reason that needs no action says so. `{tool}` stands for the repository's tool
+ * (the format's `tool`), as in the messages. The words follow the spec: "observed recovery
+ * coverage", never a promise that a restore works.
  */
 import { FAILURE_CATEGORIES, type FailureCategory } from '../contract/primitives.ts';
+import { registeredFormats } from '../format/registry.ts';
 
 const NOTHING = 'Nothing to do.';
 const NEW_BACKUP = 'take a new base backup';
@@ -29,8 +38,8 @@ const REFRESH: Readonly<Record<FailureCategory, string>> = {
   safety_limit: 'The repository holds more than the scan may list: raise SCAN_MAX_PAGES and SCAN_MAX_OBJECTS, or point viewer at a narrower prefix.',
 };
 
-/** Advice by reason code. */
-export const ADVICE: Readonly<Record<string, string>> = {
+/** Advice by reason code for every code no single format owns: the publication's, the evidence layer's, and those more than one format emits. */
+export const COMMON_ADVICE: Readonly<Record<string, string>> = {
   // The publication's own reasons (publisher.ts).
   'no-completed-scan': 'Wait for the first scan to complete; if it does not, the snapshot\'s last failure category says why.',
   'evidence-stale': 'Check that scans still run and complete within the freshness threshold (viewer\'s log, SCAN_TIMEOUT_SECONDS, the process\'s CPU); the evidence shown is historical until one does.',
@@ -120,63 +129,48 @@ export const ADVICE: Readonly<Record<string, string>> = {
   'target-timeline-wal-missing': 'Check archiving on the target timeline: no WAL followed its history file for over an hour.',
   'coverage-system-ambiguous': 'Give each database system its own server name: WAL of several systems shares this location.',
 
-  // Barman's backups (format/barman-cloud/backups.ts).
-  'backup-info-missing': 'If no backup is running, the backup was abandoned: delete its directory with barman-cloud-backup-delete (or by hand after checking), or look at the barman-cloud-backup log.',
-  'backup-info-malformed': 'Compare backup.info with barman-cloud-backup-list\'s view of the backup; a damaged backup.info makes the backup unusable to Barman too.',
-  'backup-info-too-large': 'Look at backup.info: it is larger than Barman writes (a foreign or damaged file).',
-  'backup-info-not-utf8': 'Look at backup.info: it is not text (a damaged or foreign file).',
-  'backup-info-customer-key-required': 'Nothing viewer can read: the metadata is behind a customer-provided key; check this backup with barman-cloud-backup-list using that key.',
-  'backup-status-unknown': 'Look at backup.info\'s status: it is not one Barman writes.',
-  'backup-failed': 'Read the recorded error and the barman-cloud-backup log of that run; fix the cause and take a new backup. Delete the failed one with barman-cloud-backup-delete.',
-  'backup-not-completed': 'Wait for the running backup to end; if it never does, it was abandoned: look at the barman-cloud-backup log.',
-  'backup-type-unknown': 'Look at backup.info\'s backup mode: it is not one Barman writes.',
-  'backup-type-unsupported': 'Nothing to fix: incremental backups are not validated by viewer; verify them with Barman.',
-  'snapshot-not-verifiable': 'Nothing to fix here: snapshot backups keep their data outside the object store; verify the snapshots with the cloud provider.',
+  // Backups as more than one format judges them (each format's backups.ts): the same advice whatever the format.
   'backup-info-invalid': 'Look at backup.info: required fields are missing or out of shape, so the backup cannot be judged (or restored by the tool).',
   'backup-info-inconsistent': 'Look at backup.info: its values contradict each other (a hand-edited or damaged file).',
-  'data-archive-missing': 'Do not rely on this backup: its data archive is gone. Find out who deleted it (lifecycle rules, manual deletes) and take a new base backup.',
-  'tablespace-archive-missing': 'Do not rely on this backup: a tablespace\'s archive is gone. Find out who deleted it and take a new base backup.',
-  'archive-chunk-missing': 'Do not rely on this backup: a numbered part of an archive is gone (an interrupted upload or a delete); take a new base backup.',
-  'archive-too-small': 'Do not rely on this backup: an archive is truncated (an interrupted upload); take a new base backup.',
-  'unexpected-archive': 'Look at the archive for a tablespace backup.info does not declare (a copy from another backup?).',
   'unrecognized-objects': 'Look at the objects in the backup directory {tool} does not write, and move them elsewhere.',
-  'keep-annotation-unrecognized': 'Set the keep annotation again with barman-cloud-backup-keep.',
-  'keep-annotation-customer-key-required': 'Check the keep status with barman-cloud-backup-keep --status using the customer-provided key.',
   'structurally-usable': NOTHING,
-
-  // pgBackRest's backups (format/stanza-repository/backups.ts); the codes Barman shares are above.
-  'backup-catalog-unreadable': 'Repair backup.info from its copy (pgbackrest info shows what pgBackRest reads), or let pgBackRest rewrite it on the next backup.',
-  'backup-metadata-encrypted': 'Nothing to fix: the repository is encrypted; check it with pgbackrest verify, which holds the passphrase.',
-  'backup-metadata-customer-key-required': 'Nothing viewer can read: the metadata is behind a customer-provided key; check it with pgbackrest using that key.',
-  'backup-earlier-database': 'Nothing to do unless you still need it: the backup belongs to an earlier database of the stanza (before a stanza-upgrade).',
-  'backup-directory-missing': 'Do not rely on this backup: backup.info lists it but its directory is empty; run pgbackrest expire or take a new backup.',
-  'backup-manifest-missing': 'Do not rely on this backup: its manifest and the manifest copy are both gone.',
-  'backup-manifest-too-large': 'Nothing viewer can judge: the manifest exceeds what viewer reads; use pgbackrest verify.',
-  'backup-manifest-malformed': 'Do not rely on this backup: neither manifest can be loaded.',
-  'backup-manifest-inconsistent': 'Look at the backup: its manifest contradicts backup.info (a hand edit or a copy from elsewhere).',
-  'backup-manifest-invalid': 'Do not rely on this backup: its manifest lists files it cannot locate.',
-  'backup-file-missing': 'Do not rely on this backup: a file its manifest lists is gone; find out who deleted it and take a new backup.',
-  'backup-file-size-mismatch': 'Do not rely on this backup: a stored file has the wrong size (truncated or replaced); take a new backup.',
-  'backup-bundle-missing': 'Do not rely on this backup: a bundle is gone; take a new backup.',
-  'backup-bundle-too-short': 'Do not rely on this backup: a bundle is truncated; take a new backup.',
-  'backup-interrupted': 'If no backup is running, it was interrupted: pgBackRest resumes or removes it on the next backup (or run pgbackrest expire).',
-  'backup-unlisted': 'Let pgBackRest rebuild backup.info (the next backup or expire does), or delete the stray directory if it is not wanted.',
-  'backup-page-checksum-errors': 'Check the database for corruption (pg_checksums, amcheck) on the pages pgBackRest reported; the backup copies the damage faithfully.',
-  'backup-manifest-from-copy': 'Repair backup.manifest from its copy; the copy was usable.',
-  'backup-manifest-copy-mismatch': 'Look at backup.manifest.copy: it is missing or differs from backup.manifest.',
-  'backup-info-from-copy': 'Repair backup.info from its copy; the copy was usable.',
-  'backup-info-copy-mismatch': 'Look at backup.info and its copy: they differ (an interrupted write or a hand edit).',
-  'archive-info-from-copy': 'Repair archive.info from its copy; the copy was usable.',
-  'archive-info-copy-mismatch': 'Look at archive.info and its copy: they differ.',
-  'archive-info-unreadable': 'Repair archive.info (pgbackrest stanza-create --force rewrites it); the archive id is taken from the listing meanwhile.',
-  'archive-info-customer-key-required': 'Nothing viewer can read: archive.info is behind a customer-provided key; the archive id is taken from the listing.',
 };
 
-/** The advice for a reason code, `{tool}` filled in; null for a code viewer does not know (a newer producer). */
-export function adviceFor(code: string, tool: string | null = null): string | null {
-  const text = Object.hasOwn(ADVICE, code) ? ADVICE[code] : undefined;
+/**
+ * The tables a look-up consults, in order: the common one, then `format`'s own when it names a
+ * registered format, otherwise every registered format's, in registry order.
+ */
+function tables(format: string | null): Readonly<Record<string, string>>[] {
+  const formats = registeredFormats();
+  const named = format === null ? undefined : formats.find((f) => f.id === format);
+  return [COMMON_ADVICE, ...(named === undefined ? formats : [named]).map((f) => f.advice)];
+}
+
+/** The advice for a code as written (`{tool}` unfilled); undefined for a code no table knows. */
+function textOf(code: string, format: string | null): string | undefined {
+  for (const table of tables(format)) if (Object.hasOwn(table, code)) return table[code];
+  return undefined;
+}
+
+/**
+ * Every code's advice as written (`{tool}` unfilled): the common table and each registered format's
+ * own, as `adviceFor` finds them (with `format`, only that format's beside the common table).
+ */
+export function allAdvice(format: string | null = null): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const table of tables(format)) for (const [code, text] of Object.entries(table)) if (!Object.hasOwn(out, code)) out[code] = text;
+  return out;
+}
+
+/**
+ * The advice for a reason code, `{tool}` filled in; null for a code viewer does not know (a newer
+ * producer). `format`, a registered format's id, decides a code two formats would advise on
+ * differently (none do today); without it, the first registered format that knows the code answers.
+ */
+export function adviceFor(code: string, tool: string | null = null, format: string | null = null): string | null {
+  const text = textOf(code, format);
   return text === undefined ? null : text.replaceAll('{tool}', tool ?? 'the backup tool');
 }
 
 /** The advice says there is nothing to do (a healthy reason, or one that only informs): it starts "Nothing to do". */
-export const needsNoAction = (code: string): boolean => Object.hasOwn(ADVICE, code) && (ADVICE[code] ?? '').startsWith(NOTHING.slice(0, -1));
+export const needsNoAction = (code: string, format: string | null = null): boolean => (textOf(code, format) ?? '').startsWith(NOTHING.slice(0, -1));

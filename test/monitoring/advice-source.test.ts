@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { ADVICE, adviceFor, needsNoAction } from '../../src/publication/advice.ts';
+import { adviceFor, allAdvice, needsNoAction } from '../../src/publication/advice.ts';
 
 const RULES = join(resolve(import.meta.dirname, '..', '..'), 'deploy', 'monitoring', 'viewer-alerts.yaml');
 
@@ -24,7 +24,7 @@ const RULES = join(resolve(import.meta.dirname, '..', '..'), 'deploy', 'monitori
 const CATCH_ALL = 'ViewerStateDegraded';
 
 /** The failed refresh's reasons (`refresh-<category>`, `refresh-invalid-publication`): viewer_scan_success 0 is any of them. */
-const REFRESH = Object.keys(ADVICE).filter((c) => c.startsWith('refresh-'));
+const REFRESH = Object.keys(allAdvice()).filter((c) => c.startsWith('refresh-'));
 
 /**
  * Rules that page on series rather than reason labels, and the codes viewer publishes for the same
@@ -153,7 +153,7 @@ describe('alert descriptions and the page share one "what to do"', () => {
     assert.match(d, /\{\{ \$labels\.reason \}\}/);
     assert.match(d, /Check first the advice for that reason code on viewer's page/);
     assert.match(d, /`viewer scan --output text`/);
-    const repeated = Object.entries(ADVICE).filter(([c, a]) => !needsNoAction(c) && d.includes(a)).map(([c]) => c);
+    const repeated = Object.entries(allAdvice()).filter(([c, a]) => !needsNoAction(c) && d.includes(a)).map(([c]) => c);
     assert.deepEqual(repeated, []);
   });
 });
