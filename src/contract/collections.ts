@@ -88,6 +88,17 @@ export const BackupItem = Type.Object(
 );
 export type BackupItem = Static<typeof BackupItem>;
 
+/**
+ * The wire's one completed status, whatever the payload: Barman's `DONE`, and a pgBackRest backup
+ * listed in backup.info (D-72). Every other status, and an unknown one (null), is not completed.
+ */
+export const COMPLETED_STATUS = 'DONE' satisfies (typeof WIRE_BACKUP_STATUSES)[number];
+
+/** Whether a backup item's status is the wire's completed status (`COMPLETED_STATUS`). */
+export function isCompleted(b: Pick<BackupItem, 'status'>): boolean {
+  return b.status === COMPLETED_STATUS;
+}
+
 export const WalRangeItem = Type.Object(
   {
     server: ServerName,

@@ -38,7 +38,7 @@
  * bounds the recovery window viewer observed; it says nothing about a restore succeeding.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { GAP_STATUSES, RECOVERY_STOPS, WIRE_BACKUP_STATUSES, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
+import { COMPLETED_STATUS, GAP_STATUSES, isCompleted, RECOVERY_STOPS, WIRE_BACKUP_STATUSES, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
 import { PROVIDERS, STATES, WIRE_FORMATS } from '../contract/primitives.ts';
 import { CAPABILITY_IDS, SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
@@ -297,21 +297,21 @@ const FAMILIES: readonly Family[] = [
     samples: ({ backups }) => (backups === null ? [] : countBy(backups, STATES, (b) => b.state)),
   },
   {
-    // FAILED (and pgBackRest's INTERRUPTED) backups never completed: they are noise, counted in
-    // viewer_backups only. A completed (`DONE`) backup that is unhealthy or unknown is a backup
+    // Backups that never completed (failed, interrupted) are noise, counted in viewer_backups
+    // only. A completed (`COMPLETED_STATUS`) backup that is unhealthy or unknown is a backup
     // someone may restore from that viewer cannot prove usable. A backup whose status could not be
     // read is not counted here (it may or may not have completed); the scope's state carries it.
     name: 'viewer_completed_backups_not_usable',
-    help: 'Completed (DONE) backups not proven structurally usable (unhealthy or unknown); FAILED and interrupted backups are not counted.',
+    help: `Completed (${COMPLETED_STATUS}) backups not proven structurally usable (unhealthy or unknown); FAILED and interrupted backups are not counted.`,
     labels: [],
-    samples: ({ backups }) => (backups === null ? [] : one(backups.filter((b) => b.status === 'DONE' && (b.state === 'unhealthy' || b.state === 'unknown')).length)),
+    samples: ({ backups }) => (backups === null ? [] : one(backups.filter((b) => isCompleted(b) && (b.state === 'unhealthy' || b.state === 'unknown')).length)),
   },
   {
-    // Each backup's state beside its status, so completed (`DONE`) backups can be told apart from
-    // FAILED, interrupted and unreadable ones: one series a backup, the current state only. The
-    // status is the wire's closed set, `unknown` where it could not be read (null).
+    // Each backup's state beside its status, so completed (`COMPLETED_STATUS`) backups can be told
+    // apart from failed, interrupted and unreadable ones: one series a backup, the current state
+    // only. The status is the wire's closed set, `unknown` where it could not be read (null).
     name: 'viewer_backup_state',
-    help: 'The state of each backup with its status (DONE, FAILED, ...; unknown where it could not be read): 1 for the current state only.',
+    help: `The state of each backup with its status (${COMPLETED_STATUS}, FAILED, ...; unknown where it could not be read): 1 for the current state only.`,
     labels: ['backup_id', 'status', 'state'],
     samples: ({ backups }) => (backups ?? []).map((b) => [[b.backup_id, b.status === null ? 'unknown' : closed(WIRE_BACKUP_STATUSES, b.status), closed(STATES, b.state)], 1] as const),
   },
@@ -326,9 +326,9 @@ const FAMILIES: readonly Family[] = [
     help: 'When the newest completed backup ended (Unix seconds); absent without a completed backup.',
     labels: [],
     samples: ({ backups }) => {
-      // `DONE` is the wire's one completed status, Barman's and a listed pgBackRest backup's (D-72).
+      // Completed: the wire's one completed status, whatever the payload (contract/collections.ts).
       const ends = (backups ?? []).flatMap((b) => {
-        const at = b.status === 'DONE' ? unixSeconds(b.end_at) : null;
+        const at = isCompleted(b) ? unixSeconds(b.end_at) : null;
         return at === null ? [] : [at];
       });
       return ends.length === 0 ? [] : one(ends.reduce((a, b) => Math.max(a, b)));

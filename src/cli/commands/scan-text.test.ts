@@ -6,6 +6,7 @@ import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { archiveCloud, scopeRoot } from '../../format/barman-cloud/format.ts';
+import { stanzaRepository } from '../../format/stanza-repository/format.ts';
 import { Publisher, type Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
@@ -24,7 +25,7 @@ async function demoText(maxLag: number | null): Promise<string> {
   );
   const e = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1_000, maxObjects: 100_000 }), concurrency: 4, ...publisher.nextScan });
   const p = publisher.complete(e, { startedAt: new Date('2026-11-20T06:00:00Z'), finishedAt: new Date('2026-11-20T06:00:01Z'), pages: 7, objects: e.objectCount });
-  return scanText(p, textFacts(e, maxLag));
+  return scanText(p, textFacts(e, maxLag, archiveCloud));
 }
 
 describe('viewer scan --output text', () => {
@@ -49,7 +50,7 @@ describe('viewer scan --output text', () => {
   it('reads a stanza-repository publication through the common summary, with pgBackRest\'s own facts', () => {
     const s = stanzaSnapshotComplete;
     const p: Publication = { revision: s.revision, generation: s.evidence_generation, snapshot: s, snapshotJson: '', backups: stanzaBackupPage.items, walRanges: [], walGaps: [], recoveryPaths: [], violations: [] };
-    const text = scanText(p, { storeTimeAtScan: null, newestWalReceipt: null, archiveLagSeconds: null, expectedMaxArchiveLagSeconds: null, retentionExpectedGaps: 0, tool: 'pgBackRest' });
+    const text = scanText(p, { storeTimeAtScan: null, newestWalReceipt: null, archiveLagSeconds: null, expectedMaxArchiveLagSeconds: null, retentionExpectedGaps: 0, tool: 'pgBackRest', format: stanzaRepository });
     assert.match(text, /^server main \(stanza-repository\)\n/);
     assert.match(text, /^ {2}backups {6}4 \(3 completed, 3 structurally usable\)$/m);
     assert.match(text, /^ {2}backup sets {2}1 full, 1 diff, 1 incr listed in backup\.info; 1 interrupted; repository cipher none$/m);
@@ -87,7 +88,7 @@ describe('viewer scan --output text: what to restore from and what to do', () =>
       repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: minute(10), endTime: minute(11) });
       repo.backup({ id: '20261121T101500', timeline: 1, beginPosition: 15, endPosition: 15, status: 'FAILED', beginTime: minute(15), endTime: minute(15) });
     });
-    const text = scanText(p, textFacts(e, null));
+    const text = scanText(p, textFacts(e, null, archiveCloud));
     const usable = new Set(p.backups.filter((b) => b.state === 'healthy' || b.state === 'warning').map((b) => b.backup_id));
     const reaching = p.recoveryPaths.filter((r) => r.stop === 'frontier' && usable.has(r.backup_id)).map((r) => r.backup_id).sort();
     const newest = reaching.at(-1) ?? '';
@@ -106,7 +107,7 @@ describe('viewer scan --output text: what to restore from and what to do', () =>
       repo.segments(1, 1, 20, minute(1), { missing: [13, 14] });
       repo.backup({ id: '20261121T101000', timeline: 1, beginPosition: 10, endPosition: 11, beginTime: minute(10), endTime: minute(11) });
     });
-    const text = scanText(p, textFacts(e, null));
+    const text = scanText(p, textFacts(e, null, archiveCloud));
     const gap = p.walGaps[0];
     assert.ok(gap !== undefined && p.walGaps.length === 1);
     const path = p.recoveryPaths.find((r) => r.backup_id === '20261121T101000');
@@ -125,9 +126,9 @@ describe('viewer scan --output text: what to restore from and what to do', () =>
       repo.segments(1, 1, 5, minute(1));
       repo.backup({ id: '20261121T100200', timeline: 1, beginPosition: 2, endPosition: 3, beginTime: minute(2), endTime: minute(3) });
     });
-    const archived = scanText(p, textFacts(e, null));
+    const archived = scanText(p, textFacts(e, null, archiveCloud));
     assert.equal(line(archived, 'receipts'), '');
-    const copied = scanText(p, { ...textFacts(e, null), earliestReceipt: T + 3 * 86_400_000 });
+    const copied = scanText(p, { ...textFacts(e, null, archiveCloud), earliestReceipt: T + 3 * 86_400_000 });
     assert.match(line(copied, 'receipts'), /^ {2}receipts {5}copy times, not archiving times: 1 backup ended up to 2 d 23 h before the first object was received \(2026-11-24T10:00:00Z\)/);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * `viewer scan --output text`: a short human summary of one scope, the way `pgbackrest info` and
- * `barman-cloud-backup-list` answer at a terminal: the state and its reason, the evidence's age,
- * the backups, the WAL and its newest receipt by the store's clock, the archive lag against its
- * expectation, the gaps and the observed recovery coverage of the newest timeline, the backup to
+ * `viewer scan --output text`: a short human summary of one scope, the way a backup tool's own
+ * listing answers at a terminal: the state and its reason, the evidence's age, the backups and
+ * the scope's format's own facts (`RepositoryFormat.facts`), the WAL and its newest receipt by the
+ * store's clock, the archive lag against its expectation, the gaps and the observed recovery
+ * coverage of the newest timeline, the backup to
  * restore from (the page's choice, restore-choice.ts) and why not a newer one, with the segment
  * names of the gap a path stops at, the observed recovery window, a note when receipt times are a
  * bulk copy's, and what to do for each reason the scope shows (publication/advice.ts, the page's
@@ -10,8 +11,9 @@
  * unknown is written "unknown", never 0. Words follow the spec: "observed recovery coverage",
  * never a restore promise.
  */
-import type { BackupItem, RecoveryPathItem, WalGapItem } from '../../contract/collections.ts';
-import { requireCommonSummary, stanzaRepositoryFacts } from '../../contract/details-view.ts';
+import { isCompleted, type BackupItem, type RecoveryPathItem, type WalGapItem } from '../../contract/collections.ts';
+import { requireCommonSummary } from '../../contract/details-view.ts';
+import type { RepositoryFormat } from '../../format/seam.ts';
 import { adviceFor, needsNoAction } from '../../publication/advice.ts';
 import type { Publication } from '../../publication/publisher.ts';
 import { bytesText, copiedReceipts, observedWindow } from '../../surface/ui/glance.ts';
@@ -27,6 +29,8 @@ export interface TextFacts {
   readonly retentionExpectedGaps: number;
   /** The tool whose repository this is, as messages name it. */
   readonly tool: string | null;
+  /** The scope's repository format, whose own facts follow the backups; null: none are shown. */
+  readonly format: Pick<RepositoryFormat, 'facts'> | null;
   /** The earliest receipt time of any object of the scope (ms; `ScopeEvidence.earliestReceipt`); absent or null when unknown: no bulk-copy note. */
   readonly earliestReceipt?: number | null;
 }
@@ -47,12 +51,12 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const row = (label: string, text: string) => `  ${label.padEnd(13)}${text}`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** One column for the ids of a list: Barman's are 16 characters, pgBackRest's dependent labels 33. */
+/** One column for the ids of a list: at least 17 characters, longer ids (a dependent backup's label of 33) widen it. */
 const idWidth = (items: readonly { readonly backup_id: string }[]) => Math.max(17, ...items.map((i) => i.backup_id.length));
 
 function backupLines(items: readonly BackupItem[]): string[] {
   const usable = items.filter((b) => b.state === 'healthy' || b.state === 'warning');
-  const done = items.filter((b) => b.status === 'DONE');
+  const done = items.filter(isCompleted);
   const lines = [row('backups', `${items.length} (${done.length} completed, ${usable.length} structurally usable)`)];
   const width = idWidth(items);
   for (const b of [...items].sort((a, b) => (a.begin_at ?? '').localeCompare(b.begin_at ?? '') || a.backup_id.localeCompare(b.backup_id))) {
@@ -84,18 +88,9 @@ function coverageLines(paths: readonly RecoveryPathItem[], backups: readonly Bac
   return lines;
 }
 
-/** pgBackRest's own facts (D-72), as `pgbackrest info` users look for them; none for another format. */
-function stanzaLines(p: Publication): string[] {
-  const f = stanzaRepositoryFacts(p.snapshot.details);
-  if (f === null) return [];
-  const t = f.backup_types;
-  const types = t === null ? 'unknown' : `${t.full} full, ${t.diff} diff, ${t.incr} incr listed in backup.info`;
-  const interrupted = f.interrupted_backups === null ? 'unknown' : String(f.interrupted_backups);
-  const cipher = f.encrypted === null ? 'unknown' : f.encrypted ? 'aes-256-cbc' : 'none';
-  return [
-    row('backup sets', `${types}; ${interrupted} interrupted; repository cipher ${cipher}`),
-    row('dependencies', `${f.dependency_chain.state} (${f.dependency_chain.reason.code})`),
-  ];
+/** The format's own facts beside the common summary, in its words (none for a format without any). */
+function formatLines(p: Publication, f: TextFacts): string[] {
+  return (f.format?.facts(p.snapshot.details)?.text ?? []).map((r) => row(r.label, r.text));
 }
 
 /** The gap a path stops at: the first on its frontier timeline after its frontier. */
@@ -189,7 +184,7 @@ export function scanText(p: Publication, f: TextFacts): string {
   const inv = s.inventory;
   lines.push(row('evidence', `generation ${p.generation}, ${s.completeness}${s.stale ? ', stale' : ''}, scanned ${s.started_at ?? 'unknown'} to ${s.completed_at ?? 'unknown'}; ${inv.object_count ?? 'unknown'} objects, ${inv.stored_bytes === null ? 'unknown bytes' : `${inv.stored_bytes} bytes (${bytesText(inv.stored_bytes).text})`}`));
   lines.push(...backupLines(p.backups));
-  lines.push(...stanzaLines(p));
+  lines.push(...formatLines(p, f));
   const timelines = [...new Set(p.walRanges.map((r) => r.timeline))].sort((a, b) => a - b);
   const segments = ac.wal_counts?.segment ?? null;
   const newest = f.newestWalReceipt === null ? 'no WAL received' : `newest received ${iso(f.newestWalReceipt)}${f.storeTimeAtScan === null || f.archiveLagSeconds === null ? '' : ` (${humanDuration(f.archiveLagSeconds)} before the scan by the store's clock)`}`;

@@ -63,8 +63,8 @@ function observations(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: num
   };
 }
 
-/** The store-clock facts the text summary needs beside the wire items. */
-export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null): TextFacts {
+/** The store-clock facts the text summary needs beside the wire items, and the scope's format for its own facts. */
+export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds: number | null, format: TextFacts['format']): TextFacts {
   return {
     storeTimeAtScan: e?.storeTimeAtScan ?? null,
     newestWalReceipt: e?.latestWalReceipt ?? null,
@@ -73,6 +73,7 @@ export function textFacts(e: ScopeEvidence | null, expectedMaxArchiveLagSeconds:
     retentionExpectedGaps: e?.gapClasses.filter((c) => c === 'retention-expected').length ?? 0,
     tool: e?.tool ?? null,
     earliestReceipt: e?.earliestReceipt ?? null,
+    format,
   };
 }
 
@@ -194,7 +195,7 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
     }
   }
   if (output === 'openmetrics') process.stdout.write(await scanMetrics(publication, evidence, (finishedAt.getTime() - startedAt.getTime()) / 1000, expectedLag, config.metricsLabels));
-  else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag)));
+  else if (output === 'text') process.stdout.write(scanText(publication, textFacts(evidence, expectedLag, scope.format)));
   else process.stdout.write(document);
   for (const line of hints) process.stderr.write(`viewer: ${line}\n`);
   if (failure !== null) {
