@@ -1,13 +1,17 @@
 /**
  * The layering of docs/architecture.md, enforced: a module imports only from its own layer or from
  * layers below it; evidence, publication and surfaces reach a repository format only through the
- * format seam; cloud SDKs are imported only by store drivers; only the command line reads the
- * environment. A violation names the file and the import.
+ * format seam and the registry, and no module outside the formats, the contract and the consumer
+ * library names a format; cloud SDKs are imported only by store drivers; only the command line
+ * reads the environment. A violation names the file and the import or the words.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 import { describe, it } from 'node:test';
+import ts from 'typescript';
+import { registeredFormats } from '../src/format/registry.ts';
 import { loadedFrom, ROOT, runtimeEntries } from './support/import-graph.ts';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
@@ -41,6 +45,57 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? '');
 }
 
+/** What the layers above the formats may import of `src/format/`: the seam's types and the registry (issue 27). */
+const SEAM = new Set([join('format', 'seam.ts'), join('format', 'registry.ts'), join('format', 'demo.ts')]);
+
+/**
+ * The words that name a format: each registered format's id, its payload key and its tool, and the
+ * name of each folder under src/format/ (a format's own modules); and `DONE`, the wire's completed
+ * status, which only the contract defines (`isCompleted`). Matched case-insensitively, `-` and `_`
+ * ignored, against code tokens only (identifiers, strings, template text; never comments).
+ */
+function formatWords(): string[] {
+  const words = new Set<string>();
+  for (const f of registeredFormats()) for (const w of [f.id, f.tool]) words.add(w);
+  for (const e of readdirSync(join(SRC, 'format'), { withFileTypes: true })) if (e.isDirectory()) words.add(e.name);
+  return [...words].map(folded);
+}
+const folded = (w: string) => w.toLowerCase().replaceAll(/[-_]/g, '');
+
+/** Tokens after which a `/` divides; after any other it starts a regular expression. */
+const ENDS_OPERAND = new Set([ts.SyntaxKind.Identifier, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.StringLiteral, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.CloseBraceToken, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateTail, ts.SyntaxKind.ThisKeyword]);
+const TEXT = new Set([ts.SyntaxKind.Identifier, ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail, ts.SyntaxKind.RegularExpressionLiteral]);
+
+/** The code tokens of a TypeScript file (identifiers, string, template and regular-expression text), comments skipped. */
+function codeTokens(file: string): string[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, readFileSync(file, 'utf8'));
+  const out: string[] = [];
+  // Open braces inside each template substitution being scanned: its `}` resumes the template.
+  const braces: number[] = [];
+  let previous = ts.SyntaxKind.Unknown;
+  for (let t = scanner.scan(); t !== ts.SyntaxKind.EndOfFileToken; t = scanner.scan()) {
+    if (t === ts.SyntaxKind.OpenBraceToken && braces.length > 0) braces[braces.length - 1] = (braces.at(-1) ?? 0) + 1;
+    if (t === ts.SyntaxKind.CloseBraceToken && braces.length > 0) {
+      if (braces.at(-1) === 0) {
+        t = scanner.reScanTemplateToken(false);
+        if (t === ts.SyntaxKind.TemplateTail) braces.pop();
+      } else braces[braces.length - 1] = (braces.at(-1) ?? 1) - 1;
+    }
+    if (t === ts.SyntaxKind.TemplateHead) braces.push(0);
+    if ((t === ts.SyntaxKind.SlashToken || t === ts.SyntaxKind.SlashEqualsToken) && !ENDS_OPERAND.has(previous)) t = scanner.reScanSlashToken();
+    if (TEXT.has(t)) out.push(t === ts.SyntaxKind.RegularExpressionLiteral ? scanner.getTokenText() : scanner.getTokenValue());
+    previous = t;
+  }
+  return out;
+}
+
+/**
+ * Layers that may name formats: the formats themselves, the wire's definitions, and the consumer
+ * library, which reads the sidecar's wire (archive-cloud, by the spec) and maps CloudNativePG's
+ * objects by their own field names (D-125).
+ */
+const NAMING_FORMATS = new Set(['format', 'contract', 'client']);
+
 describe('architecture', () => {
   const files = sourceFiles(SRC);
 
@@ -62,13 +117,13 @@ describe('architecture', () => {
     assert.deepEqual(bad, []);
   });
 
-  it('evidence, publication and surfaces know formats only through the seam (format/seam.ts)', () => {
+  it('evidence, publication and surfaces know formats only through the seam and the registry (format/seam.ts, format/registry.ts)', () => {
     const bad: string[] = [];
     for (const f of files.filter((f) => !f.endsWith('.test.ts') && ['evidence', 'publication', 'surface'].includes(layerOf(f)))) {
       for (const spec of importsOf(f)) {
         if (!spec.startsWith('.')) continue;
         const target = relative(SRC, resolve(dirname(f), spec));
-        if (layerOf(resolve(dirname(f), spec)) === 'format' && target !== join('format', 'seam.ts')) bad.push(`${relative(SRC, f)} imports ${spec}`);
+        if (layerOf(resolve(dirname(f), spec)) === 'format' && !SEAM.has(target)) bad.push(`${relative(SRC, f)} imports ${spec}`);
       }
     }
     assert.deepEqual(bad, []);
@@ -88,6 +143,40 @@ describe('architecture', () => {
   it('cloud SDKs are imported by store drivers only', () => {
     const bad = files.filter((f) => layerOf(f) !== 'store' && importsOf(f).some((s) => /^@(aws-sdk|azure|google-cloud|smithy)\//.test(s)));
     assert.deepEqual(bad.map((f) => relative(SRC, f)), []);
+  });
+
+  it('no module outside src/format/, src/contract/ and src/client/ names a format (issue 27: a format is one folder)', () => {
+    const words = formatWords();
+    const bad: string[] = [];
+    for (const f of files.filter((f) => !f.endsWith('.test.ts') && !NAMING_FORMATS.has(layerOf(f)))) {
+      const hits = new Set<string>();
+      for (const token of codeTokens(f)) {
+        const t = folded(token);
+        for (const w of words) if (t.includes(w)) hits.add(w);
+        if (/\bDONE\b/.test(token)) hits.add('DONE');
+      }
+      if (hits.size > 0) bad.push(`${relative(SRC, f)}: ${[...hits].sort().join(', ')}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('finds format names in code and not in comments (the check can fail)', () => {
+    const words = formatWords();
+    assert.ok(words.includes('archivecloud') && words.includes('barman') && words.includes('pgbackrest'), words.join(' '));
+    const probe = join(SRC, 'format', 'barman-cloud', 'format.ts');
+    const tokens = codeTokens(probe).map(folded);
+    assert.ok(tokens.some((t) => t.includes('barman')), 'the tool name in code is found');
+    assert.ok(!codeTokens(join(SRC, 'format', 'seam.ts')).some((t) => folded(t).includes('barman')), 'names in comments are not code');
+    // Template text after a substitution, a regular expression after a division, and nothing of a comment.
+    const dir = mkdtempSync(join(tmpdir(), 'arch-'));
+    try {
+      const file = join(dir, 'probe.ts');
+      writeFileSync(file, "// barman\nconst a = `x ${f({ y: 1 })} pgBackRest`; /* stanza-repository */\nconst d = a.length / 2 / 1;\nconst r = /archive_cloud/;\n");
+      const found = codeTokens(file).map(folded);
+      assert.deepEqual(['barman', 'pgbackrest', 'stanzarepository', 'archivecloud'].map((w) => found.some((t) => t.includes(w))), [false, true, false, true], found.join(' '));
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('only the command line reads the environment', () => {

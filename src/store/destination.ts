@@ -57,9 +57,9 @@ const GCS_FORM = 'gs://bucket[/path] (store-c, Google Cloud Storage)';
 export function destinationFormHint(url: string): string | null {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
   const host = /^https?:\/\/([^/?#:@]+)/i.exec(url)?.[1]?.toLowerCase() ?? '';
-  if (scheme === 'azure' || scheme === 'az' || scheme === 'abfs' || scheme === 'abfss') return `must be written ${AZURE_FORM}, the form Barman's cloud tools use (not ${scheme}://)`;
+  if (scheme === 'azure' || scheme === 'az' || scheme === 'abfs' || scheme === 'abfss') return `must be written ${AZURE_FORM}, the form DESTINATION_PATH takes (not ${scheme}://)`;
   if (scheme === 'wasb' || scheme === 'wasbs') return `must be written ${AZURE_FORM}: a Hadoop ${scheme}://<container>@<account>.blob.core.windows.net/<path> URL names the same place`;
-  if (scheme === 's3a' || scheme === 's3n') return `must be written ${S3_FORM}: Hadoop's ${scheme}:// is s3:// to Barman`;
+  if (scheme === 's3a' || scheme === 's3n') return `must be written ${S3_FORM}: Hadoop's ${scheme}:// is s3:// here`;
   if (scheme === 'gcs') return `must be written ${GCS_FORM}`;
   if ((scheme === 'https' || scheme === 'http') && (host === 'storage.googleapis.com' || host.endsWith('.storage.googleapis.com') || host === 'storage.cloud.google.com')) return `must be written ${GCS_FORM}, not as an HTTPS object URL`;
   if ((scheme === 'https' || scheme === 'http') && /(^|\.)s3([.-][a-z0-9-]+)*\.amazonaws\.com$/.test(host)) return `must be written ${S3_FORM}, not as an HTTPS object URL`;
