@@ -157,7 +157,7 @@ export async function runScan(config: Config, signal: AbortSignal, options: Scan
       if (publication.snapshot.inventory.last_failure_category !== null) failure = publication.snapshot.inventory.last_failure_category;
       // An empty scope is a wrong prefix or server more often than an empty repository: a few
       // listings beside it say which (empty-scope.ts; this terminal only).
-      if (publication.snapshot.reason.code === 'scope-empty') hints = await emptyScopeHints(raw, { format: config.format, destination, server }, deadline);
+      if (publication.snapshot.reason.code === 'scope-empty') hints = await emptyScopeHints(raw, { format: scope.format, destination, server }, deadline);
     } finally {
       driver.close();
     }
