@@ -7,7 +7,7 @@
  * backup ID or body.
  */
 import { readFile } from 'node:fs/promises';
-import { correlate, EvidenceSource, projectionMetrics, type CorrelationResult, type OrchestratorBackup } from '../../client/index.ts';
+import { correlate, EvidenceSource, EXPECTED_WIRE, projectionMetrics, type CorrelationResult, type OrchestratorBackup } from '../../client/index.ts';
 import { createLogger } from '../../common/log.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { ConsoleView } from '../../surface/console/page.ts';
@@ -81,7 +81,9 @@ export async function runConsole(config: ConsoleConfig, stop: AbortSignal, onLis
     const projection = source.projection();
     correlation = correlate({
       target: config.target,
-      mapping: { fingerprint: evidence.expectedFingerprint, server: evidence.server, provider: 'store-a', format: 'archive-cloud' },
+      // The wire the consumer library accepts from the sidecar (consumer rule 2): the console is a
+      // consumer of the library, not of viewer's format registry.
+      mapping: { fingerprint: evidence.expectedFingerprint, server: evidence.server, provider: EXPECTED_WIRE.provider, format: EXPECTED_WIRE.format },
       projections: projection === null ? [] : [projection],
       records,
     });
