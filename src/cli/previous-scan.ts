@@ -45,7 +45,7 @@ export interface ExpectedScope {
   readonly fingerprint: string;
   readonly server: string;
   readonly provider: string;
-  /** The wire's repository format (`archive-cloud`), as in `snapshot.identity.repository.format`. */
+  /** The wire's repository format (the format's `wireFormat`), as in `snapshot.identity.repository.format`. */
   readonly format: string;
 }
 

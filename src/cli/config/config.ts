@@ -536,13 +536,13 @@ export function probeTokenFile(env: Env): string | undefined {
   return env['EVIDENCE_TOKEN_FILE'];
 }
 
-/** The formats sidecar mode reads, as its refusal names them: `archive-cloud`, or `one of a, b`. */
+/** The formats sidecar mode reads (those declaring `sidecar`), as its refusal names them: `a`, or `one of a, b`. */
 function sidecarFormatChoices(): string {
   const ids = registeredFormats().filter((f) => f.sidecar).map((f) => f.id);
   return ids.length === 1 ? (ids[0] ?? '') : `one of ${ids.join(', ')}`;
 }
 
-/** The indefinite article before a word, by its first letter: `an archive-cloud`, `a stanza-repository`. */
+/** The indefinite article before a word, by its first letter: `an x`, `a y` (a format id in a message). */
 const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /** Parses and validates the whole configuration; never throws, never echoes a value. */
