@@ -475,7 +475,7 @@ describe('valid configurations', () => {
       assert.match(violations[0]?.rule ?? '', rule, url);
     }
     // With PROVIDER set, the same hint replaces the bare form rule.
-    assert.match(refused({ DESTINATION_PATH: 's3a://acme-backups/pg', PROVIDER: 'store-a' })[0]?.rule ?? '', /Hadoop's s3a:\/\/ is s3:\/\/ to Barman/);
+    assert.match(refused({ DESTINATION_PATH: 's3a://acme-backups/pg', PROVIDER: 'store-a' })[0]?.rule ?? '', /Hadoop's s3a:\/\/ is s3:\/\/ here$/);
     // The emulator form without PROVIDER says which provider it may be.
     assert.match(refused({ DESTINATION_PATH: 'http://127.0.0.1:10000/devstoreaccount1/backups' })[0]?.rule ?? '', /Azure emulator form: PROVIDER=store-b/);
   });
