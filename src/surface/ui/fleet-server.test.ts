@@ -41,6 +41,7 @@ async function view(server: string, lost: number | null): Promise<ScopeView> {
 
 const repository = (name: string, scopes: ScopeView[], pending = false): RepositoryPages => ({
   name,
+  format: archiveCloud,
   scopes: () => scopes,
   destination: () => (pending ? { unscopedObjects: null, foreignFormat: null, discoveryFailure: null, discoveryPending: true } : null),
   retentionPolicy: null,

@@ -10,7 +10,7 @@ import { adviceFor, needsNoAction } from '../../publication/advice.ts';
 import { detailsView } from '../../publication/details.ts';
 import { copiedReceipts, observedWindow } from './glance.ts';
 import { html, type Raw } from './html.ts';
-import type { PageContext, ScopeView } from './pages.ts';
+import type { PageContext, ScopeView } from './page-context.ts';
 import { durationText } from './restore-choice.ts';
 import { count, when } from './parts.ts';
 

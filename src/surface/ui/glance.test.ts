@@ -59,7 +59,7 @@ async function scanned(driver: StoreDriver) {
   return { p, e, view: scopeView('srv', p, e) };
 }
 
-const ctxOf = (views: PageContext['scopes'], extra: Partial<PageContext> = {}): PageContext => ({ scopes: views, destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false, ...extra });
+const ctxOf = (views: PageContext['scopes'], extra: Partial<PageContext> = {}): PageContext => ({ scopes: views, destination: null, format: archiveCloud, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false, ...extra });
 const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
 
 describe('the page at a glance', () => {

@@ -14,7 +14,7 @@ import { WAL_CLASSES, parseWalFilter, rejectedFilterPage, walsPage, type PageCon
 const NAMES = ['server', 'class', 'timeline', 'from', 'to', 'page'] as const;
 const WAL = /^[0-9A-F]{24}$/;
 const MARK = '<x-leak>';
-const ctx: PageContext = { scopes: [], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false };
+const ctx: PageContext = { scopes: [], destination: null, format: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false };
 
 /** The rules of D-46, written independently: the filter, or null when anything is refused. */
 function model(params: readonly (readonly [string, string])[], servers: readonly string[]): WalFilter | null {

@@ -34,7 +34,7 @@ describe('backup shelves', () => {
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('srv', publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 }), e);
     assert.deepEqual([...view.shelves], [['20260101T000100', 'completed'], ['20260101T000200', 'failed'], ['20260101T000300', 'in progress or abandoned']]);
-    const page = inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
+    const page = inventoryPage({ scopes: [view], destination: null, format: archiveCloud, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
     for (const shelf of ['Completed (1)', 'Failed (1)', 'In progress or abandoned (1)']) assert.match(page, new RegExp(`<h3>${shelf.replace(/[()]/g, '\\$&')}</h3>`));
   });
 });
@@ -51,7 +51,7 @@ describe('inventory page bounds', () => {
     const publisher = testPublisher();
     const p = publisher.complete(e, { startedAt: t, finishedAt: t, pages: 1, objects: 1 });
     assert.deepEqual([p.walRanges.length, p.walGaps.length, p.recoveryPaths.length], [3_000, 2_999, 60]);
-    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
+    const page = inventoryPage({ scopes: [scopeView('srv', p, e)], destination: null, format: archiveCloud, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
     assert.equal(page.match(/class="gap-/g)?.length, PAGE_BOUNDS.gaps);
     assert.equal(page.match(/class="range"/g)?.length, 1, 'one bar for a lane with more ranges than the picture can show');
     assert.match(page, /Not drawn: 1999 later gaps/);
@@ -71,7 +71,7 @@ describe('what the inventory page says of the evidence', () => {
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return { publisher, e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
   }
-  const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
+  const render = (v: ReturnType<typeof scopeView>, destination: Parameters<typeof inventoryPage>[0]['destination'] = null) => inventoryPage({ scopes: [v], destination, format: archiveCloud, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false });
   // A keep:standalone backup at 4–5, the hole retention leaves up to the next backup at 10, then a lost segment at 14.
   const repository = (repo: SyntheticRepository) => {
     repo.segments(1, 4, 5, minute(4));
@@ -139,7 +139,7 @@ describe("the operator's four questions at the top of each server", () => {
     assert.deepEqual(p.violations, []);
     return scopeView(server, p, e);
   }
-  const ctx = (scopes: PageContext['scopes'], more: Partial<PageContext> = {}): PageContext => ({ scopes, destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false, ...more });
+  const ctx = (scopes: PageContext['scopes'], more: Partial<PageContext> = {}): PageContext => ({ scopes, destination: null, format: archiveCloud, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false, ...more });
   /** The top facts as text: tags dropped, entities decoded, whitespace collapsed. */
   const topText = (page: string) => {
     const top = /<dl class="top">([\s\S]*?)<\/dl>/.exec(page)?.[1] ?? '';
@@ -310,7 +310,7 @@ describe('a pgBackRest stanza on the inventory page', () => {
     const e = await scanScope({ format: stanzaRepository, server: 'main', root: base, driver: confine(store, roots), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView('main', publisher.complete(e, { startedAt: at(60), finishedAt: at(61), pages: 1, objects: 1 }), e);
     // Labels may break after their `_`: the tests read them whole.
-    return inventoryPage({ scopes: [view], destination: null, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false }).replaceAll('<wbr>', '').replaceAll('<code class="id">', '<code>');
+    return inventoryPage({ scopes: [view], destination: null, format: stanzaRepository, identity: null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: null, demo: false }).replaceAll('<wbr>', '').replaceAll('<code class="id">', '<code>');
   }
   /** The type cell of a backup's row, tags stripped. */
   const typeOf = (page: string, id: string) => {

@@ -1,7 +1,7 @@
 /**
  * Small pieces of HTML every standalone page uses: a time as the store stamped it, a count that
- * may be unknown (never shown as 0), and a byte count in binary units with the exact bytes in its
- * `title`.
+ * may be unknown (never shown as 0), a byte count in binary units with the exact bytes in its
+ * `title`, and a state badge (marked as retained evidence while a publication is stale).
  */
 import { bytesText } from './glance.ts';
 import { html, type Raw } from './html.ts';
@@ -18,3 +18,10 @@ export function bytes(n: number | null): Raw {
   const b = bytesText(n);
   return html`<span class="bytes" title="${b.exact}">${b.text}</span>`;
 }
+
+/** A state as a badge. */
+export const state = (s: string): Raw => html`<span class="state ${s}">${s}</span>`;
+
+/** An item's state; while the publication is stale or incomplete it is retained evidence, not current health. */
+export const itemState = (s: string, retained: boolean): Raw =>
+  retained ? html`<span class="state retained" title="retained historical evidence, not current health">${s} (retained)</span>` : state(s);

@@ -12,7 +12,7 @@ import { DEFAULT_SEGMENT_SIZE, formatLsn, geometry, positionOfLsn, walName } fro
 import type { Publication } from '../../publication/publisher.ts';
 import { compareKeyBytes } from '../../store/key-order.ts';
 import { recordedErrorText } from './glance.ts';
-import { gapKey, type ScopeView } from './pages.ts';
+import { gapKey, type ScopeView } from './page-context.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

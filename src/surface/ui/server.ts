@@ -15,13 +15,17 @@ import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { createAnsweringServer } from '../api/evidence-api.ts';
 import { html } from './html.ts';
-import { fleetPage } from './fleet-page.ts';
-import { inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type DestinationFacts, type PageContext, type ScopeView } from './pages.ts';
+import { fleetPage, inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type DestinationFacts, type PageContext, type PageFormat, type ScopeView } from './pages.ts';
 
 /** One repository's pages: its scopes and what its configuration expects of them. */
 export interface RepositoryPages {
   /** The fleet entry's name; null outside a fleet (one repository, no name). */
   readonly name: string | null;
+  /**
+   * The repository's format (REPOSITORY_FORMAT; the `RepositoryFormat` itself): its own facts, the
+   * statuses its catalog keeps apart and its layout's words, which the pages render without naming it.
+   */
+  readonly format: PageFormat;
   readonly scopes: () => readonly ScopeView[];
   /** What discovery found at the destination beside the scopes (null with a configured list). */
   readonly destination: () => DestinationFacts | null;
@@ -151,6 +155,7 @@ function respond(req: IncomingMessage, res: ServerResponse, o: StandaloneServerO
   const ctxOf = (r: RepositoryPages | null): PageContext => ({
     scopes: r?.scopes() ?? [],
     destination: r?.destination() ?? null,
+    format: r?.format ?? null,
     identity,
     retentionPolicy: r?.retentionPolicy ?? null,
     minimumRedundancy: r?.minimumRedundancy ?? null,
