@@ -15,7 +15,7 @@
  * no ajv at start-up).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { BackupId, Fingerprint, Nullable, ServerName, TimelineId, Timestamp, Uint, WIRE_FORMATS } from '../contract/primitives.ts';
+import { BackupId, Fingerprint, Nullable, ServerName, TimelineId, Timestamp, Uint } from '../contract/primitives.ts';
 
 export const MEMORY_KIND = 'EvidenceMemory';
 /** The document's version: a reader refuses any other (`other-version`). */
@@ -30,12 +30,16 @@ export const MEMORY_MAX_TIMELINES = 100_000;
 /** PostgreSQL's segment sizes: powers of two from 1 MiB to 1 GiB (`postgres/wal.ts`, `isValidSegmentSize`). */
 export const SEGMENT_SIZES = Array.from({ length: 11 }, (_, i) => 2 ** (20 + i));
 
+/** A registered format's id: lowercase words joined by hyphens (the registry's ids, `archive-cloud`, `stanza-repository`). */
+export const FORMAT_ID_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+
 const Generation = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const MemoryIdentitySchema = Type.Object(
   {
     destination_fingerprint: Fingerprint,
-    format: Type.Union(WIRE_FORMATS.map((f) => Type.Literal(f))),
+    // The format's registry id (`REPOSITORY_FORMAT`), not the wire's format: two formats publishing under one wire format keep apart.
+    format: Type.String({ pattern: FORMAT_ID_PATTERN, maxLength: 48 }),
     server: ServerName,
   },
   { additionalProperties: false },

@@ -168,7 +168,7 @@ export function memoryDocument(m: EvidenceMemory): EvidenceMemoryDocument {
   return {
     kind: MEMORY_KIND,
     version: MEMORY_VERSION,
-    identity: { destination_fingerprint: m.identity.fingerprint, format: m.identity.format as EvidenceMemoryDocument['identity']['format'], server: m.identity.server },
+    identity: { destination_fingerprint: m.identity.fingerprint, format: m.identity.format, server: m.identity.server },
     generation: m.generation,
     segment_size_bytes: m.frontiers?.segmentSize ?? null,
     frontiers: [...(m.frontiers?.last ?? [])].sort(([a], [b]) => a - b).map(([timeline, last]) => ({ timeline, last_position: last })),

@@ -309,8 +309,8 @@ export interface ScopeSummary {
   readonly top: StateReason;
 }
 
-/** What a summary and its publication need of the scope's format: its id, its capabilities, the tool its messages name, its payload. */
-export type FormatTraits = Pick<RepositoryFormat, 'id' | 'capabilities' | 'tool' | 'details'>;
+/** What a summary and its publication need of the scope's format: its id (memory), the wire's format it publishes under, its capabilities, the tool its messages name, its payload. */
+export type FormatTraits = Pick<RepositoryFormat, 'id' | 'wireFormat' | 'capabilities' | 'tool' | 'details'>;
 
 /** A state whose message names the format's tool, with the tool's name in place. */
 const naming = (s: StateReason, tool: string): StateReason => (s.reason.message.includes('{tool}') ? { ...s, reason: { ...s.reason, message: s.reason.message.replaceAll('{tool}', tool) } } : s);

@@ -27,7 +27,7 @@
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
-import { API_VERSION, PAGE_LIMITS, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason, type WireFormat } from '../contract/primitives.ts';
+import { API_VERSION, PAGE_LIMITS, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason } from '../contract/primitives.ts';
 import { serialize } from '../contract/serialize.ts';
 import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
@@ -232,8 +232,8 @@ export class Publisher {
         cluster: { ...this.#identity.cluster },
         repository: {
           provider: this.#identity.provider,
-          // The format's own id (archive-cloud, stanza-repository); validated with the rest before publishing.
-          format: this.#identity.format.id as WireFormat,
+          // The wire's format the scope's format publishes under (its id, for every format the contract defines); validated with the rest before publishing.
+          format: this.#identity.format.wireFormat,
           destination_fingerprint: this.#identity.fingerprint,
           scope: { kind: SCOPE_KIND, name: this.#identity.server },
         },

@@ -228,7 +228,7 @@ describe('a fleet of thirty servers in Chromium', { skip }, () => {
 
   before(async () => {
     const views = await Promise.all(Array.from({ length: SERVERS }, (_, i) => fleetServer(i)));
-    server = createStandaloneServer({ repositories: [{ name: null, scopes: () => views, destination: () => null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: 900 }], ready: () => true, trustedUserHeader: null, walPageSize: 50, demo: false, logger: createLogger('silent') });
+    server = createStandaloneServer({ repositories: [{ name: null, format: archiveCloud, scopes: () => views, destination: () => null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: 900 }], ready: () => true, trustedUserHeader: null, walPageSize: 50, demo: false, logger: createLogger('silent') });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     browser = await chromium.launch(LAUNCH);

@@ -124,7 +124,7 @@ describe('the page at a glance in Chromium', { skip }, () => {
     const e = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const view = scopeView(DEMO_SERVER, publisher.complete(e, { startedAt: new Date(), finishedAt: new Date(), pages: 1, objects: 1 }), e);
     named = displayNameOf({ provider: 'store-a', bucket: `${DEMO_BUCKET}-with-a-rather-long-bucket-name`, prefix: `${DEMO_PREFIX}/clusters/production-eu-west-1` });
-    server = createStandaloneServer({ repositories: [{ name: null, displayName: named, progress: () => ({ pages: 12, objects: 11_250 }), scopes: () => [view], destination: () => null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: 900 }], ready: () => true, trustedUserHeader: null, walPageSize: 50, demo: false, logger: createLogger('silent') });
+    server = createStandaloneServer({ repositories: [{ name: null, format: archiveCloud, displayName: named, progress: () => ({ pages: 12, objects: 11_250 }), scopes: () => [view], destination: () => null, retentionPolicy: null, minimumRedundancy: null, maxArchiveLagSeconds: 900 }], ready: () => true, trustedUserHeader: null, walPageSize: 50, demo: false, logger: createLogger('silent') });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     browser = await chromium.launch(LAUNCH);
     await Promise.all([published(demo, 1), published(real, 2)]);
