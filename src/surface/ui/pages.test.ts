@@ -9,7 +9,6 @@ import { BudgetMeter } from '../../evidence/listing.ts';
 import { scanScope } from '../../evidence/scope-scan.ts';
 import { freshMemory } from '../../evidence/memory.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
-import { Publisher } from '../../publication/publisher.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { inventoryPage, PAGE_BOUNDS, parseWalFilter, walsPage, type PageContext } from './pages.ts';
 import { scopeView } from './scope-view.ts';
@@ -63,11 +62,10 @@ describe('inventory page bounds', () => {
 describe('what the inventory page says of the evidence', () => {
   const T = new Date('2026-11-21T10:00:00Z');
   const minute = (n: number) => new Date(T.getTime() + n * 60_000);
-  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud };
   async function scanned(build: (repo: SyntheticRepository, store: MemoryStore) => void) {
     const store = new MemoryStore();
     build(new SyntheticRepository(store, 'pg/srv/'), store);
-    const publisher = new Publisher(identity, { policyText: null, policy: null, minimumRedundancy: null }, 3_600_000);
+    const publisher = testPublisher();
     const e = await scanScope({ format: archiveCloud, server: 'srv', root: 'pg/srv/', driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     return { publisher, e, p: publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 }) };
   }
@@ -126,14 +124,13 @@ describe('what the inventory page says of the evidence', () => {
 describe("the operator's four questions at the top of each server", () => {
   const T = new Date('2026-11-21T10:00:00Z');
   const minute = (n: number) => new Date(T.getTime() + n * 60_000);
-  const identity = { cluster: { namespace: 'n', uid: '00000000-0000-4000-8000-000000000000', name: null }, provider: 'store-a' as const, fingerprint: `sha256:${'0'.repeat(64)}`, server: 'srv', producerVersion: '0.1.0', format: archiveCloud };
   type Expect = { policyText: string | null; minimumRedundancy: number | null };
   async function view(build: (repo: SyntheticRepository, store: MemoryStore) => void, o: { clock?: Date | null; server?: string; expect?: Expect } = {}) {
     const server = o.server ?? 'srv';
     const store = new MemoryStore({ storeClock: () => (o.clock === undefined ? minute(25) : o.clock) });
     build(new SyntheticRepository(store, `pg/${server}/`), store);
     const x = o.expect ?? { policyText: null, minimumRedundancy: null };
-    const publisher = testPublisher({ identity: { ...identity, server }, expectations: { ...x, policy: x.policyText === null ? null : parseRetentionPolicy(x.policyText) } });
+    const publisher = testPublisher({ identity: { server }, expectations: { ...x, policy: x.policyText === null ? null : parseRetentionPolicy(x.policyText) } });
     const e = await scanScope({ format: archiveCloud, server, root: `pg/${server}/`, driver: store, signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1e4, maxObjects: 1e6 }), concurrency: 2, ...publisher.nextScan });
     const p = publisher.complete(e, { startedAt: minute(100), finishedAt: minute(101), pages: 1, objects: 1 });
     assert.deepEqual(p.violations, []);
