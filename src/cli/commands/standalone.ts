@@ -13,6 +13,7 @@ import { Turns } from '../../common/concurrency.ts';
 import { categoryOf, detailOf, formatDetail } from '../../common/errors.ts';
 import { createLogger, type Logger } from '../../common/log.ts';
 import { DEMO_BUCKET, DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/demo.ts';
+import { formatNamed } from '../../format/registry.ts';
 import { checkStateDir } from '../../publication/memory-file.ts';
 import type { Destination } from '../../store/destination.ts';
 import type { StoreDriver } from '../../store/driver.ts';
@@ -49,6 +50,8 @@ function pagesOf(watch: RepositoryWatch, config: StandaloneConfig, destination: 
     name: watch.name,
     // A fleet entry is shown by its name; one repository by REPOSITORY_NAME, else its bucket and prefix (never an account or endpoint).
     displayName: watch.name ?? config.repositoryName ?? displayNameOf(destination),
+    // The configured REPOSITORY_FORMAT (a fleet entry's own): the pages render its facts and words.
+    format: formatNamed(config.format),
     progress: () => watch.progress(),
     failureDetail: (server) => formatDetail(watch.failureDetail(server)),
     scopes: () => watch.views(),
