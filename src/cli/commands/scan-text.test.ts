@@ -7,22 +7,18 @@ import { scanScope } from '../../evidence/scope-scan.ts';
 import { DEMO_PREFIX, DEMO_SERVER, demoRepository } from '../../format/barman-cloud/demo-repository.ts';
 import { archiveCloud, scopeRoot } from '../../format/barman-cloud/format.ts';
 import { stanzaRepository } from '../../format/stanza-repository/format.ts';
-import { Publisher, type Publication } from '../../publication/publisher.ts';
+import type { Publication } from '../../publication/publisher.ts';
 import { confine } from '../../store/confined.ts';
 import { SyntheticRepository } from '../../format/barman-cloud/synthetic-repository.ts';
 import { adviceFor } from '../../publication/advice.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { textFacts } from './scan.ts';
 import { humanDuration, scanText } from './scan-text.ts';
-import { testPublisher } from '../../../test/support/publication-fixture.ts';
+import { STANDALONE_CLUSTER, testPublisher } from '../../../test/support/publication-fixture.ts';
 
 async function demoText(maxLag: number | null): Promise<string> {
   const root = scopeRoot(DEMO_PREFIX, DEMO_SERVER);
-  const publisher = new Publisher(
-    { cluster: { namespace: 'standalone', uid: '00000000-0000-0000-0000-000000000000', name: null }, provider: 'store-a', fingerprint: `sha256:${'0'.repeat(64)}`, server: DEMO_SERVER, producerVersion: '0.1.0', format: archiveCloud },
-    { policyText: null, policy: null, minimumRedundancy: 2, maxArchiveLagSeconds: maxLag },
-    900_000,
-  );
+  const publisher = testPublisher({ identity: { cluster: STANDALONE_CLUSTER, server: DEMO_SERVER }, expectations: { minimumRedundancy: 2, maxArchiveLagSeconds: maxLag }, freshnessMs: 900_000 });
   const e = await scanScope({ format: archiveCloud, server: DEMO_SERVER, root, driver: confine(demoRepository(), root), signal: new AbortController().signal, meter: new BudgetMeter({ maxPages: 1_000, maxObjects: 100_000 }), concurrency: 4, ...publisher.nextScan });
   const p = publisher.complete(e, { startedAt: new Date('2026-11-20T06:00:00Z'), finishedAt: new Date('2026-11-20T06:00:01Z'), pages: 7, objects: e.objectCount });
   return scanText(p, textFacts(e, maxLag, archiveCloud));

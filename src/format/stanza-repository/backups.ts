@@ -23,7 +23,7 @@
  *
  * Design: docs/design/stanza-repository.md §Catalog.
  */
-import type { BackupItem } from '../../contract/collections.ts';
+import { COMPLETED_STATUS, type BackupItem } from '../../contract/collections.ts';
 import { formatLsn, geometry as makeGeometry, splitWalName, type WalGeometry } from '../../postgres/wal.ts';
 import { verdictMaker, type BackupDependency, type BackupLabel, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
 import { FULL_LABEL_LENGTH, labelType, pgVersionNum, type BackupInfo, type CurrentBackup, type InfoField } from './backup-info.ts';
@@ -219,7 +219,7 @@ function listedBackup(e: CurrentBackup, info: BackupInfo, d: Examined | undefine
   else decided = structural;
   const fields: FormatBackup['fields'] = {
     backup_id: e.label,
-    status: 'DONE',
+    status: COMPLETED_STATUS,
     backup_type: e.type,
     system_id: history?.systemId ?? null,
     // pgBackRest records the major version only (`15`, `9.6`): its first release's number (150000, 90600; D-91).

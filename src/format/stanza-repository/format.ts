@@ -9,6 +9,7 @@
  * mode only: the sidecar refuses the format (cli/config). Design: docs/design/stanza-repository.md.
  */
 import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY } from '../../contract/primitives.ts';
+import { isCompleted } from '../../contract/collections.ts';
 import type { Details } from '../../contract/snapshot.ts';
 import { commonPayload, type DetailsInput, type FormatFacts, type RepositoryFormat } from '../seam.ts';
 import { ADVICE } from './advice.ts';
@@ -28,7 +29,7 @@ function stanzaFacts(d: DetailsInput) {
   const types = { full: 0, diff: 0, incr: 0 };
   let interrupted = 0;
   for (const b of items) {
-    if (b.status === 'DONE' && (b.backup_type === 'full' || b.backup_type === 'diff' || b.backup_type === 'incr')) types[b.backup_type] += 1;
+    if (isCompleted(b) && (b.backup_type === 'full' || b.backup_type === 'diff' || b.backup_type === 'incr')) types[b.backup_type] += 1;
     if (b.status === 'INTERRUPTED') interrupted += 1;
   }
   // The cipher is in use when any backup shows it; not in use when every backup's files prove none; else unknown.
