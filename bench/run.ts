@@ -17,6 +17,9 @@
  * with the spread (lowest and highest round) beside it. Each store case is a whole process, timed
  * from spawn to exit, and its result is checked (the scan against the corpus generator's truth,
  * the floors and Barman against the key count), so nothing is timed that got the archive wrong.
+ * Each runs under GNU time, which gives its CPU (user + sys, start-up included) and peak RSS: the
+ * client's figures of issue 28 (`viewer scan`'s CPU over the bare SDK flat listing's, CPU per key,
+ * the scan's peak RSS with its default flags) for both formats.
  *
  * Prints a table and writes bench/results.json. What it needs it starts itself: its own Swift S3
  * store (installed by test/support/swift-s3.sh if missing) with the corpus loaded once, the
@@ -63,22 +66,99 @@ const fail = (line: string): never => {
 
 interface Run {
   readonly seconds: number;
+  /** User + system CPU of the process, seconds (GNU time). */
+  readonly cpu: number;
+  /** Peak resident set of the process, MiB (GNU time's maximum RSS). */
+  readonly rssMiB: number;
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
 }
 
+/** GNU time, which reports a child's CPU and peak RSS (`apt-get install time` where missing). */
+const GNU_TIME = '/usr/bin/time';
+let timeReports = 0;
+
+/** One whole process, timed from spawn to exit, with its CPU and peak RSS read by GNU time. */
 function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  if (!existsSync(GNU_TIME)) fail(`${GNU_TIME} is missing: apt-get install time`);
+  const report = join(tmpdir(), `viewer-bench-time-${process.pid}-${timeReports++}.txt`);
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(command, args, { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(GNU_TIME, ['-f', '%U %S %M', '-o', report, command, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
-    child.on('close', (status) => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+    child.on('close', (status) => {
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      // The last line: GNU time writes "Command exited with non-zero status" before it on failure.
+      const [user = Number.NaN, sys = Number.NaN, rssKiB = Number.NaN] = (existsSync(report) ? readFileSync(report, 'utf8') : '').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+      rmSync(report, { force: true });
+      resolve({ seconds, cpu: user + sys, rssMiB: rssKiB / 1024, status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
+    });
   });
+}
+
+/** What a store case keeps of its process. */
+interface Measured {
+  readonly seconds: number;
+  readonly cpu: number;
+  readonly rssMiB: number;
+}
+const measured = (r: Run): Measured => ({ seconds: r.seconds, cpu: r.cpu, rssMiB: r.rssMiB });
+
+/** Each store case's seconds, CPU and peak RSS, round by round. */
+interface StoreRounds {
+  readonly names: readonly string[];
+  readonly times: Record<string, number[]>;
+  readonly cpu: Record<string, number[]>;
+  readonly rss: Record<string, number[]>;
+}
+
+/** The store cases round-robin, the order inside a round rotating so no case always runs first. */
+async function storeRounds(cases: Record<string, () => Promise<Measured>>, label = ''): Promise<StoreRounds> {
+  const names = Object.keys(cases);
+  const empty = () => Object.fromEntries(names.map((n) => [n, [] as number[]]));
+  const r: StoreRounds = { names, times: empty(), cpu: empty(), rss: empty() };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length] as string);
+    for (const name of order) {
+      const m = await (cases[name] as () => Promise<Measured>)();
+      (r.times[name] as number[]).push(m.seconds);
+      (r.cpu[name] as number[]).push(m.cpu);
+      (r.rss[name] as number[]).push(m.rssMiB);
+    }
+    log(`  ${label}round ${round + 1}: ${names.map((n) => `${n} ${(r.times[n] as number[])[round]?.toFixed(2)} s (CPU ${(r.cpu[n] as number[])[round]?.toFixed(2)} s)`).join(', ')}`);
+  }
+  return r;
+}
+
+/**
+ * The client's CPU and memory (issue 28): `viewer scan`'s whole-process CPU (user + sys, start-up
+ * included) over the bare SDK flat listing's of the same keys, paired by round; CPU per key of
+ * each; the scan's peak RSS with its default flags.
+ */
+function clientFigures(prefix: string, r: StoreRounds, keys: number): Record<string, Figure> {
+  const ratio = (a: string, b: string) => figure((r.cpu[a] as number[]).map((c, i) => c / ((r.cpu[b] as number[])[i] as number)));
+  const perKey = (n: string) => figure((r.cpu[n] as number[]).map((c) => (c / keys) * 1e6));
+  return {
+    [`${prefix}scan_cpu_vs_list`]: ratio('scan', 'list'),
+    [`${prefix}scan_cpu_us_per_key`]: perKey('scan'),
+    [`${prefix}list_cpu_us_per_key`]: perKey('list'),
+    [`${prefix}scan_peak_rss_mib`]: figure(r.rss['scan'] as number[]),
+  };
+}
+
+/** The targets of `clientFigures` (issue 28); CPU per key is reported. */
+function clientTargets(prefix: string): Record<string, [string, (x: number) => boolean]> {
+  return {
+    [`${prefix}scan_cpu_vs_list`]: ['<= 0.35', (x) => x <= 0.35],
+    [`${prefix}scan_cpu_us_per_key`]: ['report', () => true],
+    [`${prefix}list_cpu_us_per_key`]: ['report', () => true],
+    [`${prefix}scan_peak_rss_mib`]: ['<= 150', (x) => x <= 150],
+  };
 }
 
 /**
@@ -209,23 +289,17 @@ async function measureStanza(dir: string): Promise<StanzaReport> {
     };
     const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.stanza_repository?.wal_counts ?? null, gaps: doc.wal_gaps });
     if (check !== 'ok') fail(`viewer scan (pgBackRest) disagrees with the corpus: ${check}`);
-    return r.seconds;
+    return measured(r);
   };
   const bare = async (mode: 'stanza-flat' | 'stanza-ranges') => {
     const r = await run(NODE, [join(HERE, 'bare-list.ts'), mode, ENDPOINT, BUCKET, spec.root, String(CONCURRENCY), spec.stanza]);
     const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
     if (keys !== truth.objects) fail(`${mode} listing saw ${keys} keys, the pgBackRest corpus has ${truth.objects}: ${r.stderr.trim()}`);
-    return r.seconds;
+    return measured(r);
   };
-  const cases: Record<string, () => Promise<number>> = { list: () => bare('stanza-flat'), scan, ranges: () => bare('stanza-ranges') };
-  const names = Object.keys(cases);
-  const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   log(`pgBackRest store cases: ${ROUNDS} rounds, scanner and ranges at concurrency ${CONCURRENCY}`);
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length] as string);
-    for (const name of order) (times[name] as number[]).push(await (cases[name] as () => Promise<number>)());
-    log(`  round ${round + 1}: ${names.map((n) => `${n} ${(times[n] as number[])[round]?.toFixed(2)} s`).join(', ')}`);
-  }
+  const rounds = await storeRounds({ list: () => bare('stanza-flat'), scan, ranges: () => bare('stanza-ranges') });
+  const { names, times } = rounds;
   const paired = (a: string, b: string) => figure((times[a] as number[]).map((t, i) => t / ((times[b] as number[])[i] as number)));
 
   log(`pgBackRest in-process scans: ${RSS_ROUNDS} rounds of 10 k, 100 k and 1 M segments (${HEAP_FLAGS.join(' ')})`);
@@ -246,15 +320,17 @@ async function measureStanza(dir: string): Promise<StanzaReport> {
     pgbackrest_scan_vs_list: paired('scan', 'list'),
     pgbackrest_scan_vs_ranges: paired('scan', 'ranges'),
     pgbackrest_rss_1m_vs_100k: figure((memory[1_000_000]?.rss ?? []).map((r, i) => r / ((memory[100_000]?.rss ?? [])[i] as number))),
+    ...clientFigures('pgbackrest_', rounds, truth.objects),
   };
   const targets: Record<string, [string, (x: number) => boolean]> = {
     pgbackrest_scan_vs_list: ['<= 0.80', (x) => x <= 0.8],
     pgbackrest_scan_vs_ranges: ['<= 1.15', (x) => x <= 1.15],
     pgbackrest_rss_1m_vs_100k: ['<= 1.2', (x) => x <= 1.2],
+    ...clientTargets('pgbackrest_'),
   };
   const rows = Object.entries(ratios).map(([name, f]) => {
     const [text, ok] = targets[name] as [string, (x: number) => boolean];
-    return `| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${ok(f.median) ? 'yes' : 'NO'} |`;
+    return `| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${text === 'report' ? '' : ok(f.median) ? 'yes' : 'NO'} |`;
   });
   const memoryRows = sizes.flatMap((n) => {
     const m = memory[n];
@@ -266,6 +342,8 @@ async function measureStanza(dir: string): Promise<StanzaReport> {
     pgbackrest: {
       corpus: { ...spec, objects: truth.objects, segments_present: truth.segments, gaps: truth.gaps.length, backups: truth.backups, timelines: truth.timelines },
       seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
+      cpu_seconds: Object.fromEntries(names.map((n) => [n, (rounds.cpu[n] as number[]).map(round3)])),
+      peak_rss_mib: Object.fromEntries(names.map((n) => [n, (rounds.rss[n] as number[]).map(round3)])),
       memory: Object.fromEntries(
         sizes.map((n) => {
           const m = memory[n] as { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number };
@@ -448,13 +526,13 @@ async function main(): Promise<void> {
       };
       const check = compareTruth(truth, { objects: doc.snapshot.inventory.object_count, bytes: doc.snapshot.inventory.stored_bytes, walCounts: doc.snapshot.details.archive_cloud?.wal_counts ?? null, gaps: doc.wal_gaps });
       if (check !== 'ok') fail(`viewer scan disagrees with the corpus: ${check}`);
-      return r.seconds;
+      return measured(r);
     };
     const bare = async (mode: 'flat' | 'ranges', endpoint: string) => {
       const r = await run(NODE, [join(HERE, 'bare-list.ts'), mode, endpoint, BUCKET, spec.root, String(CONCURRENCY)]);
       const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
       if (keys !== truth.objects) fail(`${mode} listing saw ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim()}`);
-      return r.seconds;
+      return measured(r);
     };
     const barman = async () => {
       const r = await run(PYTHON, [join(HERE, 'barman-check-paginated.py'), '--endpoint-url', ENDPOINT, `s3://${BUCKET}/${spec.root.split('/')[0]}`, server], {
@@ -464,13 +542,13 @@ async function main(): Promise<void> {
       });
       const listed = Number(/listed (\d+)/.exec(r.stderr)?.[1] ?? -1);
       if (listed !== walKeys) fail(`barman-cloud-check-wal-archive listed ${listed} keys, wals/ holds ${walKeys}: ${r.stderr.trim().slice(-300)}`);
-      return r.seconds;
+      return measured(r);
     };
 
     // Store cases, round-robin; the order inside a round rotates so no case always runs first.
     log(`\nbarman-cloud-check-wal-archive runs with the upstream paginated S3 listing (bench/barman-check-paginated.py): Debian's 3.4 lists only the first 1,000 keys (EnterpriseDB/barman#780).`);
     log(`store cases: ${ROUNDS} rounds, scanner and ranges at concurrency ${CONCURRENCY}`);
-    const cases: Record<string, () => Promise<number>> = {
+    const rounds = await storeRounds({
       list: () => bare('flat', endpoints['']),
       scan: () => scan(endpoints['']),
       ranges: () => bare('ranges', endpoints['']),
@@ -479,14 +557,8 @@ async function main(): Promise<void> {
       scan_20ms: () => scan(endpoints._20ms),
       list_100ms: () => bare('flat', endpoints._100ms),
       scan_100ms: () => scan(endpoints._100ms),
-    };
-    const names = Object.keys(cases);
-    const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = names.map((_, i) => names[(i + round) % names.length] as string);
-      for (const name of order) (times[name] as number[]).push(await (cases[name] as () => Promise<number>)());
-      log(`  round ${round + 1}: ${names.map((n) => `${n} ${(times[n] as number[])[round]?.toFixed(2)} s`).join(', ')}`);
-    }
+    });
+    const { names, times } = rounds;
     const paired = (a: string, b: string) => figure((times[a] as number[]).map((t, i) => t / ((times[b] as number[])[i] as number)));
 
     // In-process scans: memory at three sizes with a fixed heap, throughput at 1 M.
@@ -564,8 +636,10 @@ async function main(): Promise<void> {
       scan_vs_barman_check: paired('scan', 'barman'),
       rss_1m_vs_100k: rssRatio,
       api_vs_bare: apiRatio,
+      ...clientFigures('', rounds, truth.objects),
     };
     const targets: Record<string, [string, (x: number) => boolean]> = {
+      ...clientTargets(''),
       scan_vs_list: ['<= 0.80', (x) => x <= 0.8],
       scan_vs_list_20ms: ['<= 0.65', (x) => x <= 0.65],
       scan_vs_list_100ms: ['<= 0.40', (x) => x <= 0.4],
@@ -585,11 +659,13 @@ async function main(): Promise<void> {
     log('|---|---|---|---|---|');
     for (const [name, f] of Object.entries(ratios)) {
       const [text, ok] = targets[name] as [string, (x: number) => boolean];
-      log(`| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${ok(f.median) ? 'yes' : 'NO'} |`);
+      log(`| ${name} | ${f.median.toFixed(3)} | ${f.min.toFixed(3)}–${f.max.toFixed(3)} (${f.rounds.length}) | ${text} | ${text === 'report' ? '' : ok(f.median) ? 'yes' : 'NO'} |`);
     }
     log(`| api_p99_ms | ${p99.median.toFixed(2)} | ${p99.min.toFixed(2)}–${p99.max.toFixed(2)} (${p99.rounds.length}) | < 5 | ${p99.median < 5 ? 'yes' : 'NO'} |`);
     log(`| api_bare_p99_ms (the bare server, for scale) | ${bareP99.median.toFixed(2)} | ${bareP99.min.toFixed(2)}–${bareP99.max.toFixed(2)} (${bareP99.rounds.length}) | report | |`);
     log(`| scanner_keys_per_s (keys built before the clock) | ${Math.round(keysPerSPrebuilt.median)} | ${Math.round(keysPerSPrebuilt.min)}–${Math.round(keysPerSPrebuilt.max)} (${keysPerSPrebuilt.rounds.length}) | aim >= 1,000,000 | ${keysPerSPrebuilt.median >= 1e6 ? 'yes' : 'no'} |`);
+    const usPerKey1m = figure(throughput.materialized.map((k) => 1e6 / k));
+    log(`| scanner_us_per_key_1m (in-process scan of 1 M keys, keys built before the clock, no store) | ${usPerKey1m.median.toFixed(2)} | ${usPerKey1m.min.toFixed(2)}–${usPerKey1m.max.toFixed(2)} (${usPerKey1m.rounds.length}) | report | |`);
     log(`| scanner_keys_per_s_lazy_source (source's work included) | ${Math.round(keysPerS.median)} | ${Math.round(keysPerS.min)}–${Math.round(keysPerS.max)} (${keysPerS.rounds.length}) | report | |`);
     log(`| api_paging_ms (10,000 items, limit 200) | ${paging.median.toFixed(1)} | ${paging.min.toFixed(1)}–${paging.max.toFixed(1)} (${paging.rounds.length}) | report | |`);
     log(`| api_paging_default_limit_ms (limit 100) | ${pagingDefault.median.toFixed(1)} | ${pagingDefault.min.toFixed(1)}–${pagingDefault.max.toFixed(1)} (${pagingDefault.rounds.length}) | report | |`);
@@ -622,6 +698,7 @@ async function main(): Promise<void> {
       api_p99_ms: round3(p99.median),
       scanner_keys_per_s: Math.round(keysPerSPrebuilt.median),
       scanner_keys_per_s_lazy_source: Math.round(keysPerS.median),
+      scanner_us_per_key_1m: round3(1e6 / keysPerSPrebuilt.median),
       api_paging_ms: round3(paging.median),
       api_paging_default_limit_ms: round3(pagingDefault.median),
       ...consumer.results,
@@ -630,6 +707,8 @@ async function main(): Promise<void> {
         ([...Object.entries(ratios), ['api_p99_ms', p99], ['api_bare_p99_ms', bareP99], ['scanner_keys_per_s', keysPerSPrebuilt], ['scanner_keys_per_s_lazy_source', keysPerS], ['api_paging_ms', paging], ...consumer.spread, ...stanza.spread, ...fleet.spread] as [string, Figure][]).map(([k, f]) => [k, { min: round3(f.min), max: round3(f.max), rounds: f.rounds.map(round3) }]),
       ),
       seconds: Object.fromEntries(names.map((n) => [n, (times[n] as number[]).map(round3)])),
+      cpu_seconds: Object.fromEntries(names.map((n) => [n, (rounds.cpu[n] as number[]).map(round3)])),
+      peak_rss_mib: Object.fromEntries(names.map((n) => [n, (rounds.rss[n] as number[]).map(round3)])),
       memory: Object.fromEntries(
         sizes.map((n) => {
           const m = memory[n] as { rss: number[]; heap: number[]; keys: number; ranges: number; gaps: number; backups: number };
