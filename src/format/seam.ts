@@ -1,6 +1,8 @@
 /**
- * The format seam: `RepositoryFormat`, what every repository format provides and the only thing
- * of a format `evidence/` imports, and `ScopeAccess`, what a format sees of the store while it
+ * The format seam: `RepositoryFormat`, what every repository format provides (what evidence
+ * needs, and what the pages, the text output and the other formats need of it: its facts, its
+ * headings, its layout, its advice), the only shape of a format the layers above know (they find
+ * formats through `registry.ts`), and `ScopeAccess`, what a format sees of the store while it
  * reads one scope. The evidence layer implements `ScopeAccess` (`evidence/scope-access.ts`) over
  * the confined driver, with the scan's budgets and cancellation, and counts every object it hands
  * out exactly once; a format decides what to list and read, and how to classify it, never how
