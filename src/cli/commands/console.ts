@@ -12,7 +12,7 @@ import { createLogger } from '../../common/log.ts';
 import { closeGracefully } from '../../surface/close-server.ts';
 import type { ConsoleView } from '../../surface/console/page.ts';
 import { createConsoleServer } from '../../surface/console/server.ts';
-import { SERVER_TIMEOUTS } from '../../surface/ui/server.ts';
+import { SERVER_TIMEOUTS } from '../../surface/page-server.ts';
 import type { ConsoleConfig } from '../config/console-config.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { listenOnTcp } from '../tcp-listen.ts';

@@ -3,7 +3,7 @@
  * `GET /metrics` (OpenMetrics), `GET /healthz` and `GET /readyz`, rendering only from the cached
  * projection (no request reaches the sidecar: consumer rule 5). `/readyz` is the console's own
  * readiness, which no state of the repository source can fail (rule 4). Built like the standalone
- * server (`createAnsweringServer`, the same hardening headers and timeouts), so Node's HTTP layer
+ * server (`page-server.ts`, the same hardening headers and timeouts), so Node's HTTP layer
  * never answers by itself. Request logs name the route only.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -11,8 +11,8 @@ import { OPENMETRICS_CONTENT_TYPE } from '../../client/index.ts';
 import type { Logger } from '../../common/log.ts';
 import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
-import { createAnsweringServer } from '../api/evidence-api.ts';
-import { PAGE_HEADERS, SERVER_TIMEOUTS } from '../ui/server.ts';
+import { createPageServer, send as sendWith, TEXT } from '../page-server.ts';
+import { PAGE_HEADERS } from '../ui/server.ts';
 import { consoleJson, consolePage, type ConsoleView } from './page.ts';
 
 export interface ConsoleServerOptions {
@@ -23,12 +23,7 @@ export interface ConsoleServerOptions {
 
 export const CONSOLE_ROUTES = ['/', '/projection', '/metrics', '/healthz', '/readyz'] as const;
 const ROUTES = new Set<string>(CONSOLE_ROUTES);
-const TEXT = 'text/plain; charset=utf-8';
-
-function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
-  res.end(body);
-}
+const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void => sendWith(res, PAGE_HEADERS, status, type, body, extra);
 
 async function respond(req: IncomingMessage, res: ServerResponse, o: ConsoleServerOptions): Promise<{ route: string; status: number }> {
   const target = req.url ?? '/';
@@ -71,27 +66,5 @@ async function respond(req: IncomingMessage, res: ServerResponse, o: ConsoleServ
 }
 
 export function createConsoleServer(o: ConsoleServerOptions): Server {
-  return createAnsweringServer(
-    { maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes, headersTimeout: SERVER_TIMEOUTS.readHeaderMs, requestTimeout: SERVER_TIMEOUTS.readMs, keepAliveTimeout: SERVER_TIMEOUTS.idleMs, connectionsCheckingInterval: 1_000 },
-    {
-      request: (req, res) => {
-        const started = process.hrtime.bigint();
-        res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
-        req.resume();
-        respond(req, res, o)
-          .catch(() => {
-            // A page that cannot be rendered is this request's failure, never the server's.
-            if (res.headersSent) res.destroy();
-            else send(res, 500, TEXT, 'The page could not be rendered.\n');
-            return { route: 'unknown', status: 500 };
-          })
-          .then(({ route, status }) => o.logger.info({ route, status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request'), () => undefined);
-      },
-      refused: (res) => {
-        send(res, 400, TEXT, 'Bad request.\n');
-        o.logger.info({ route: 'unknown', status: 400 }, 'malformed request');
-      },
-      lingerMs: SERVER_TIMEOUTS.writeMs,
-    },
-  );
+  return createPageServer({ headers: PAGE_HEADERS, respond: (req, res) => respond(req, res, o), failure: 'The page could not be rendered.\n', failureRoute: 'unknown', logger: o.logger });
 }

@@ -6,14 +6,14 @@
  * (CONNECT anywhere) are 405 (D-47), and what the HTTP parser refuses is 400.
  * Every answer, these included, carries `no-store`, a Content-Security-Policy that allows only
  * the one stylesheet (by hash) and no script or framing, `nosniff` and `no-referrer`: the server
- * is built by `createAnsweringServer`, so Node's HTTP layer never answers by itself. Request logs
+ * is built by `createPageServer` (over `createAnsweringServer`), so Node's HTTP layer never answers by itself. Request logs
  * name the route only.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log.ts';
 import { API_VERSION } from '../../contract/primitives.ts';
 import { serialize } from '../../contract/serialize.ts';
-import { createAnsweringServer } from '../api/evidence-api.ts';
+import { createPageServer, send as sendWith, TEXT } from '../page-server.ts';
 import { html } from './html.ts';
 import { fleetPage, inventoryPage, layout, parseWalFilter, rejectedFilterPage, STYLE_HASH, walsPage, type DestinationFacts, type PageContext, type PageFormat, type ScopeView } from './pages.ts';
 
@@ -58,8 +58,6 @@ export interface StandaloneServerOptions {
   readonly logger: Logger;
 }
 
-export const SERVER_TIMEOUTS = { readHeaderMs: 5_000, readMs: 15_000, writeMs: 30_000, idleMs: 60_000, maxHeaderBytes: 16 * 1024, shutdownMs: 15_000 } as const;
-
 export const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'Content-Security-Policy': `default-src 'none'; style-src '${STYLE_HASH}'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
@@ -81,45 +79,13 @@ function identityOf(value: string | string[] | undefined): string | null {
   return clean === '' ? null : clean.slice(0, IDENTITY_MAX);
 }
 
-const TEXT = 'text/plain; charset=utf-8';
 
-function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
-  res.end(body);
-}
+const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void => sendWith(res, PAGE_HEADERS, status, type, body, extra);
 
 const sendNotAllowed = (res: ServerResponse): void => send(res, 405, TEXT, 'Only GET is allowed.\n', { Allow: 'GET' });
 
 export function createStandaloneServer(o: StandaloneServerOptions): Server {
-  const durationMs = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e6;
-  return createAnsweringServer(
-    { maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes, headersTimeout: SERVER_TIMEOUTS.readHeaderMs, requestTimeout: SERVER_TIMEOUTS.readMs, keepAliveTimeout: SERVER_TIMEOUTS.idleMs, connectionsCheckingInterval: 1_000 },
-    {
-      request: (req, res) => {
-        const started = process.hrtime.bigint();
-        res.setTimeout(SERVER_TIMEOUTS.writeMs, () => res.destroy());
-        let route = 'unknown';
-        let status: number;
-        try {
-          ({ route, status } = respond(req, res, o));
-        } catch {
-          // A page that cannot be rendered is this request's failure, never the server's.
-          status = 500;
-          if (res.headersSent) res.destroy();
-          else send(res, status, TEXT, 'The page could not be rendered.\n');
-        }
-        req.resume();
-        o.logger.info({ route, status, duration_ms: durationMs(started) }, 'request');
-      },
-      // A request the HTTP parser refused: nothing of it is known, so it names no route.
-      refused: (res, error) => {
-        const started = process.hrtime.bigint();
-        send(res, 400, TEXT, 'Bad request.\n');
-        o.logger.info({ route: 'unknown', status: 400, duration_ms: durationMs(started), error_code: typeof error.code === 'string' ? error.code : null }, 'malformed request');
-      },
-      lingerMs: SERVER_TIMEOUTS.writeMs,
-    },
-  );
+  return createPageServer({ headers: PAGE_HEADERS, respond: (req, res) => respond(req, res, o), failure: 'The page could not be rendered.\n', failureRoute: 'unknown', logger: o.logger });
 }
 
 /** The fleet repository a query names (null: none named), or why the name is refused. */
