@@ -17,7 +17,7 @@ import { unixSocketTransport } from '../../src/client/index.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { expectedGapStatus } from '../support/gap-age.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
-import { runViewer, startStandalone, VIEWER_BIN, type RunningViewer, type ScanDocument } from '../support/run-viewer.ts';
+import { runViewer, startConsole, startStandalone, VIEWER_BIN, type RunningConsole, type RunningViewer, type ScanDocument } from '../support/run-viewer.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const SERVER = 'pg-main';
@@ -74,9 +74,7 @@ describe('the console\'s backup to restore from on the real sidecar (Barman 3.4 
   let scanText = '';
   let standalone: RunningViewer;
   let sidecar: ChildProcess;
-  let consoleProc: ChildProcess;
-  let consoleLog = '';
-  let consoleUrl = '';
+  let consoleRun: RunningConsole;
   const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
   const store = () => ({
     DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
@@ -86,7 +84,7 @@ describe('the console\'s backup to restore from on the real sidecar (Barman 3.4 
     STORE_SECRET_ACCESS_KEY_FILE: join(SECRETS, 'secret'),
   });
   const consoleGet = async (path: string) => {
-    const r = await fetch(new URL(path, consoleUrl));
+    const r = await fetch(new URL(path, consoleRun.url));
     return { status: r.status, text: await r.text() };
   };
   const consoleJson = async () => JSON.parse((await consoleGet('/projection')).text) as ConsoleJson;
@@ -125,30 +123,17 @@ describe('the console\'s backup to restore from on the real sidecar (Barman 3.4 
       const r = await transport('/api/v1alpha1/snapshot', AbortSignal.timeout(3_000));
       return r.status === 200 && (r.body as { evidence_generation: number }).evidence_generation > 0 ? true : null;
     });
-    consoleProc = spawn(process.execPath, [VIEWER_BIN, 'console'], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        LISTEN_ADDR: '127.0.0.1:0',
-        POLL_INTERVAL_SECONDS: '5',
-        REPOSITORY_EVIDENCE_URL: `unix://${SIDECAR_SOCKET_PATH}`,
-        REPOSITORY_EVIDENCE_TOKEN_FILE: TOKEN_FILE,
-        REPOSITORY_EXPECTED_FINGERPRINT: (scan.snapshot as { identity: { repository: { destination_fingerprint: string } } }).identity.repository.destination_fingerprint,
-        REPOSITORY_BARMAN_SERVER: SERVER,
-      },
-    });
-    consoleProc.stdout?.on('data', (c: Buffer) => (consoleLog += c.toString()));
-    consoleUrl = await new Promise<string>((resolve, reject) => {
-      consoleProc.stderr?.on('data', (c: Buffer) => {
-        consoleLog += c.toString();
-        const m = /console on (http:\/\/[^ \n]+)/.exec(consoleLog);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      consoleProc.once('exit', () => reject(new Error(consoleLog)));
+    consoleRun = await startConsole({
+      POLL_INTERVAL_SECONDS: '5',
+      REPOSITORY_EVIDENCE_URL: `unix://${SIDECAR_SOCKET_PATH}`,
+      REPOSITORY_EVIDENCE_TOKEN_FILE: TOKEN_FILE,
+      REPOSITORY_EXPECTED_FINGERPRINT: (scan.snapshot as { identity: { repository: { destination_fingerprint: string } } }).identity.repository.destination_fingerprint,
+      REPOSITORY_BARMAN_SERVER: SERVER,
     });
   });
 
   after(() => {
-    for (const c of [sidecar, consoleProc, standalone.child]) if (c.exitCode === null) c.kill('SIGTERM');
+    for (const c of [sidecar, consoleRun.child, standalone.child]) if (c.exitCode === null) c.kill('SIGTERM');
   });
 
   it('names the backup the standalone page and viewer scan name for pg-main, and why not each newer one', async () => {

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { EvidenceSource, unixSocketTransport, type Projection, type Transport } from '../../src/client/index.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
-import { runViewer, VIEWER_BIN, type ScanDocument } from '../support/run-viewer.ts';
+import { runViewer, startConsole, VIEWER_BIN, type RunningConsole, type ScanDocument } from '../support/run-viewer.ts';
 
 const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const WRONG = 'Z1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
@@ -41,9 +41,7 @@ describe('the consumer library and console against the real sidecar on the fixed
   let scan: ScanDocument;
   let sidecar: ChildProcess | null = null;
   let sidecarLog = '';
-  let consoleProc: ChildProcess;
-  let consoleLog = '';
-  let consoleUrl = '';
+  let consoleRun: RunningConsole;
   const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
   const scannedRepository = () => (scan.snapshot as { identity: { repository: { destination_fingerprint: string } } }).identity.repository;
   const config = () => ({ socketPath: SIDECAR_SOCKET_PATH, tokenFile: TOKEN_FILE, expectedFingerprint: scannedRepository().destination_fingerprint, server: SERVER });
@@ -88,7 +86,7 @@ describe('the consumer library and console against the real sidecar on the fixed
   }
 
   const consoleGet = async (path: string) => {
-    const r = await fetch(new URL(path, consoleUrl));
+    const r = await fetch(new URL(path, consoleRun.url));
     return { status: r.status, text: await r.text() };
   };
   const consoleSource = async () => (JSON.parse((await consoleGet('/projection')).text) as { source: { state: string; reason: string }; projection: { revision: number } | null; correlation: { name: string; outcome: Record<string, unknown> }[] | null });
@@ -126,34 +124,21 @@ describe('the consumer library and console against the real sidecar on the fixed
       record('snap-1', first?.['backup_id'] as string, 'volumeSnapshot'),
       record(first?.['backup_id'] as string, ''),
     ] }));
-    consoleProc = spawn(process.execPath, [VIEWER_BIN, 'console'], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        LISTEN_ADDR: '127.0.0.1:0',
-        POLL_INTERVAL_SECONDS: '5',
-        REPOSITORY_EVIDENCE_URL: `unix://${SIDECAR_SOCKET_PATH}`,
-        REPOSITORY_EVIDENCE_TOKEN_FILE: TOKEN_FILE,
-        REPOSITORY_EXPECTED_FINGERPRINT: config().expectedFingerprint,
-        REPOSITORY_BARMAN_SERVER: SERVER,
-        CLUSTER_NAMESPACE: 'databases',
-        CLUSTER_UID,
-        BACKUP_RECORDS_FILE: RECORDS_FILE,
-      },
-    });
-    consoleProc.stdout?.on('data', (c: Buffer) => (consoleLog += c.toString()));
-    consoleUrl = await new Promise<string>((resolve, reject) => {
-      consoleProc.stderr?.on('data', (c: Buffer) => {
-        consoleLog += c.toString();
-        const m = /console on (http:\/\/[^ \n]+)/.exec(consoleLog);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      consoleProc.once('exit', () => reject(new Error(consoleLog)));
+    consoleRun = await startConsole({
+      POLL_INTERVAL_SECONDS: '5',
+      REPOSITORY_EVIDENCE_URL: `unix://${SIDECAR_SOCKET_PATH}`,
+      REPOSITORY_EVIDENCE_TOKEN_FILE: TOKEN_FILE,
+      REPOSITORY_EXPECTED_FINGERPRINT: config().expectedFingerprint,
+      REPOSITORY_BARMAN_SERVER: SERVER,
+      CLUSTER_NAMESPACE: 'databases',
+      CLUSTER_UID,
+      BACKUP_RECORDS_FILE: RECORDS_FILE,
     });
   });
 
   after(async () => {
     await stopSidecar();
-    consoleProc.kill('SIGTERM');
+    consoleRun.child.kill('SIGTERM');
   });
 
   it('a full assembly equals viewer scan\'s items', async () => {
@@ -275,11 +260,11 @@ describe('the consumer library and console against the real sidecar on the fixed
 
   it('no token, credential or destination in any log line', () => {
     const secretValues = [TOKEN, WRONG, repos.secretAccessKey, repos.accessKeyId, repos.bucket, repos.scenarioPrefix, TOKEN_FILE];
-    for (const [name, log] of [['sidecar', sidecarLog], ['console', consoleLog]] as const) {
+    for (const [name, log] of [['sidecar', sidecarLog], ['console', consoleRun.log()]] as const) {
       assert.ok(log.length > 0, `${name} logged`);
       for (const s of secretValues) assert.ok(!log.includes(s), `${name} log carries ${s.slice(0, 6)}`);
     }
-    assert.ok(!consoleLog.includes(SERVER) || !/"msg":"request"[^\n]*pg-standalone/.test(consoleLog), 'request logs name routes only');
+    assert.ok(!consoleRun.log().includes(SERVER) || !/"msg":"request"[^\n]*pg-standalone/.test(consoleRun.log()), 'request logs name routes only');
     assert.ok(readFileSync(TOKEN_FILE, 'utf8').startsWith(TOKEN));
   });
 });

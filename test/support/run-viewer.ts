@@ -57,6 +57,30 @@ export function startStandalone(env: Record<string, string>): Promise<RunningVie
   });
 }
 
+/** A running `viewer console`. */
+export interface RunningConsole {
+  readonly child: ChildProcess;
+  /** The URL it printed. */
+  readonly url: string;
+  /** Everything it wrote so far, stdout and stderr together. */
+  readonly log: () => string;
+}
+
+/** Starts `viewer console` on a free loopback port and resolves once it printed its URL. */
+export function startConsole(env: Record<string, string>): Promise<RunningConsole> {
+  const child = spawn(process.execPath, [VIEWER_BIN, 'console'], { env: { PATH: process.env['PATH'] ?? '', LISTEN_ADDR: '127.0.0.1:0', ...env } });
+  let log = '';
+  child.stdout.on('data', (c: Buffer) => (log += c.toString()));
+  return new Promise<RunningConsole>((resolve, reject) => {
+    child.stderr.on('data', (c: Buffer) => {
+      log += c.toString();
+      const m = /console on (http:\/\/[^ \n]+)/.exec(log);
+      if (m?.[1] !== undefined) resolve({ child, url: m[1], log: () => log });
+    });
+    child.once('exit', () => reject(new Error(log)));
+  });
+}
+
 /* eslint-disable @typescript-eslint/no-explicit-any --
    the scan document is checked against the wire schemas; tests then read its items loosely. */
 /** The document `viewer scan` prints: the wire items, and beside them its `observations`. */
