@@ -22,6 +22,7 @@ import { CountingScopeAccess } from '../../evidence/scope-access.ts';
 import { MemoryStore } from '../../store/memory/memory-driver.ts';
 import { geometry } from '../../postgres/wal.ts';
 import { stanzaRepository } from './format.ts';
+import { SyntheticRepository } from '../barman-cloud/synthetic-repository.ts';
 import { parseRetentionPolicy, classifyGaps } from './retention.ts';
 import { SyntheticStanza, type SyntheticBackup } from '../../../test/support/synthetic/stanza-repository.ts';
 import { DATABASES_CLUSTER, testPublisher } from '../../../test/support/publication-fixture.ts';
@@ -489,6 +490,18 @@ describe('stanza discovery', () => {
     store.put('repo/backup/bad name/x', 'x');
     const d = await discoverScopes(stanzaRepository, store, 'repo', new AbortController().signal, new BudgetMeter({ maxPages: 100, maxObjects: 1000 }));
     assert.deepEqual(d, { servers: ['main', 'only-archive', 'other'], unscopedObjects: 4, foreignFormat: null });
+  });
+
+  it('names the Barman cloud repository it finds instead of a stanza, by that format\'s own layout (the registry)', async () => {
+    const meter = () => new BudgetMeter({ maxPages: 100, maxObjects: 1000 });
+    const barman = new MemoryStore();
+    new SyntheticRepository(barman, 'pg/srv/').segments(1, 1, 3, new Date('2026-11-20T00:00:00Z'));
+    const d = await discoverScopes(stanzaRepository, barman, 'pg', new AbortController().signal, meter());
+    assert.deepEqual([d.servers, d.foreignFormat], [[], 'archive-cloud']);
+    // Folders without base/ or wals/ are no Barman servers: nothing is named.
+    const plain = new MemoryStore();
+    plain.put('pg/srv/notes/a', 'x');
+    assert.equal((await discoverScopes(stanzaRepository, plain, 'pg', new AbortController().signal, meter())).foreignFormat, null);
   });
 });
 
