@@ -10,31 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { unixSocketTransport } from '../../src/client/index.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { expectedGapStatus } from '../support/gap-age.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { SECRETS, SIDECAR_TOKEN, TOKEN_FILE, until, writeSidecarFiles } from '../support/sidecar-scenario.ts';
 import { runViewer, startConsole, startStandalone, VIEWER_BIN, type RunningConsole, type RunningViewer, type ScanDocument } from '../support/run-viewer.ts';
 
-const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const SERVER = 'pg-main';
-const SECRETS = '/run/secrets';
-const TOKEN_FILE = join(SECRETS, 'token');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 40_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 interface Restore {
   known: boolean;
@@ -75,7 +60,7 @@ describe('the console\'s backup to restore from on the real sidecar (Barman 3.4 
   let standalone: RunningViewer;
   let sidecar: ChildProcess;
   let consoleRun: RunningConsole;
-  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
+  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: SIDECAR_TOKEN });
   const store = () => ({
     DESTINATION_PATH: `s3://${repos.bucket}/${repos.prefix}`,
     ARCHIVE_SERVER_NAMES: SERVER,
@@ -91,13 +76,7 @@ describe('the console\'s backup to restore from on the real sidecar (Barman 3.4 
 
   before(async () => {
     repos = realRepositories();
-    mkdirSync(SECRETS, { recursive: true });
-    writeFileSync(join(SECRETS, 'id'), `${repos.accessKeyId}\n`);
-    writeFileSync(join(SECRETS, 'secret'), `${repos.secretAccessKey}\n`);
-    writeFileSync(TOKEN_FILE, TOKEN);
-    chmodSync(TOKEN_FILE, 0o440);
-    mkdirSync('/run/viewer', { recursive: true });
-    chmodSync('/run/viewer', 0o2770);
+    writeSidecarFiles(repos);
     const json = await runViewer(['scan'], store());
     assert.equal(json.status, 0, json.stderr);
     scan = JSON.parse(json.stdout) as ScanDocument;

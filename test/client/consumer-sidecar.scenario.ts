@@ -8,33 +8,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EvidenceSource, unixSocketTransport, type Projection, type Transport } from '../../src/client/index.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { SECRETS, SIDECAR_TOKEN, TOKEN_FILE, until, writeSidecarFiles } from '../support/sidecar-scenario.ts';
 import { runViewer, startConsole, VIEWER_BIN, type RunningConsole, type ScanDocument } from '../support/run-viewer.ts';
 
-const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const WRONG = 'Z1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
 const SERVER = 'pg-standalone';
 const CLUSTER_UID = '6f1c2a7e-3b9d-4e8f-a1c2-9d8e7f6a5b4c';
-const SECRETS = '/run/secrets';
-const TOKEN_FILE = join(SECRETS, 'token');
 const RECORDS_FILE = '/run/backups.json';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 40_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('the consumer library and console against the real sidecar on the fixed socket', () => {
   let repos: RealRepositories;
@@ -42,7 +28,7 @@ describe('the consumer library and console against the real sidecar on the fixed
   let sidecar: ChildProcess | null = null;
   let sidecarLog = '';
   let consoleRun: RunningConsole;
-  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
+  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: SIDECAR_TOKEN });
   const scannedRepository = () => (scan.snapshot as { identity: { repository: { destination_fingerprint: string } } }).identity.repository;
   const config = () => ({ socketPath: SIDECAR_SOCKET_PATH, tokenFile: TOKEN_FILE, expectedFingerprint: scannedRepository().destination_fingerprint, server: SERVER });
 
@@ -93,13 +79,7 @@ describe('the consumer library and console against the real sidecar on the fixed
 
   before(async () => {
     repos = realRepositories();
-    mkdirSync(SECRETS, { recursive: true });
-    writeFileSync(join(SECRETS, 'id'), `${repos.accessKeyId}\n`);
-    writeFileSync(join(SECRETS, 'secret'), `${repos.secretAccessKey}\n`);
-    writeFileSync(TOKEN_FILE, TOKEN);
-    chmodSync(TOKEN_FILE, 0o440);
-    mkdirSync('/run/viewer', { recursive: true });
-    chmodSync('/run/viewer', 0o2770);
+    writeSidecarFiles(repos);
     const r = await runViewer(['scan'], {
       DESTINATION_PATH: `s3://${repos.bucket}/${repos.scenarioPrefix}`,
       ARCHIVE_SERVER_NAMES: SERVER,
@@ -259,12 +239,12 @@ describe('the consumer library and console against the real sidecar on the fixed
   });
 
   it('no token, credential or destination in any log line', () => {
-    const secretValues = [TOKEN, WRONG, repos.secretAccessKey, repos.accessKeyId, repos.bucket, repos.scenarioPrefix, TOKEN_FILE];
+    const secretValues = [SIDECAR_TOKEN, WRONG, repos.secretAccessKey, repos.accessKeyId, repos.bucket, repos.scenarioPrefix, TOKEN_FILE];
     for (const [name, log] of [['sidecar', sidecarLog], ['console', consoleRun.log()]] as const) {
       assert.ok(log.length > 0, `${name} logged`);
       for (const s of secretValues) assert.ok(!log.includes(s), `${name} log carries ${s.slice(0, 6)}`);
     }
     assert.ok(!consoleRun.log().includes(SERVER) || !/"msg":"request"[^\n]*pg-standalone/.test(consoleRun.log()), 'request logs name routes only');
-    assert.ok(readFileSync(TOKEN_FILE, 'utf8').startsWith(TOKEN));
+    assert.ok(readFileSync(TOKEN_FILE, 'utf8').startsWith(SIDECAR_TOKEN));
   });
 });

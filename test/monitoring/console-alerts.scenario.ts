@@ -21,7 +21,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,29 +29,15 @@ import { unixSocketTransport } from '../../src/client/index.ts';
 import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
 import { expectedGapStatusNow, type GapStatus } from '../support/gap-age.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
+import { SECRETS, SIDECAR_TOKEN, TOKEN_FILE, until, writeSidecarFiles } from '../support/sidecar-scenario.ts';
 import { runViewer, VIEWER_BIN, type ScanDocument } from '../support/run-viewer.ts';
 import { firingTest, heldSeries, parseSamples, promtoolTest, sampleValue, type ExpectedAlert, type Sample } from './promtool-harness.ts';
 
-const TOKEN = 'q1aKFo9oVbP3rJ7Ztl0cKjYc2yU8m1Q0xW5nA4bZr-E';
-const SECRETS = '/run/secrets';
-const TOKEN_FILE = join(SECRETS, 'token');
 const HOLD_MINUTES = 120;
 const CATALOG_MINUTES = 375;
 /** The rules' thresholds these expectations depend on (real-alerts.test.ts checks them in the rules file). */
 const DEFAULT_LAG_SECONDS = 3600;
 const NEWEST_BACKUP_SECONDS = 26 * 3600;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null> | T | null, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await Promise.resolve().then(probe).catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 interface Target {
   readonly name: string;
@@ -88,18 +74,12 @@ describe('the alert rules on the console\'s /metrics over real sidecars, held fo
   let repos: RealRepositories;
   let dir: string;
   const children: ChildProcess[] = [];
-  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: TOKEN });
+  const transport = unixSocketTransport({ socketPath: SIDECAR_SOCKET_PATH, token: SIDECAR_TOKEN });
 
   before(() => {
     repos = realRepositories();
     dir = mkdtempSync(join(tmpdir(), 'viewer-console-alerts-'));
-    mkdirSync(SECRETS, { recursive: true });
-    writeFileSync(join(SECRETS, 'id'), `${repos.accessKeyId}\n`);
-    writeFileSync(join(SECRETS, 'secret'), `${repos.secretAccessKey}\n`);
-    writeFileSync(TOKEN_FILE, TOKEN);
-    chmodSync(TOKEN_FILE, 0o440);
-    mkdirSync('/run/viewer', { recursive: true });
-    chmodSync('/run/viewer', 0o2770);
+    writeSidecarFiles(repos);
   });
   after(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
