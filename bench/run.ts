@@ -355,21 +355,26 @@ async function measureStanza(dir: string): Promise<StanzaReport> {
   return { rows, memoryRows, caseRows, results, spread: Object.entries(ratios) };
 }
 
-/** `--only=pgbackrest`: the pgBackRest figures alone, printed; bench/results.json is the whole run's. */
-async function stanzaOnly(): Promise<void> {
-  log(`viewer bench${QUICK ? ' --quick' : ''} --only=pgbackrest: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
+/**
+ * One part of the bench alone (`--only=<part>`): the bench store started, the credentials written,
+ * the part measured and its tables printed; bench/results.json is the whole run's.
+ */
+async function onePart(title: string, measure: (dir: string) => Promise<{ readonly rows: readonly string[]; readonly memoryRows?: readonly string[]; readonly caseRows: readonly string[] }>): Promise<void> {
+  log(`viewer bench${QUICK ? ' --quick' : ''} ${title}: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
   ensureStore(log);
   const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
   try {
     writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
     writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
-    const report = await measureStanza(dir);
+    const report = await measure(dir);
     log('\n| figure | median | spread (rounds) | target | met |');
     log('|---|---|---|---|---|');
     for (const line of report.rows) log(line);
-    log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
-    log('|---|---|---|---|---|---|---|');
-    for (const line of report.memoryRows) log(line);
+    if (report.memoryRows !== undefined) {
+      log('\n| keys | objects | ranges | gaps | backups | peak RSS MiB (median) | heap retained KiB (median) |');
+      log('|---|---|---|---|---|---|---|');
+      for (const line of report.memoryRows) log(line);
+    }
     log('\n| case | median s | rounds |');
     log('|---|---|---|');
     for (const line of report.caseRows) log(line);
@@ -452,26 +457,6 @@ async function measureFleet(dir: string): Promise<FleetReport> {
   return { rows, caseRows, results, spread: Object.entries(figures).map(([name, [, f]]) => [name, f] as [string, Figure]) };
 }
 
-/** `--only=fleet`: the fleet figures alone, printed; bench/results.json is the whole run's. */
-async function fleetOnly(): Promise<void> {
-  log(`viewer bench --only=fleet: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
-  ensureStore(log);
-  const dir = mkdtempSync(join(tmpdir(), 'viewer-bench-'));
-  try {
-    writeFileSync(join(dir, 'id'), `${ACCESS_KEY_ID}\n`);
-    writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
-    const report = await measureFleet(dir);
-    log('\n| figure | median | spread (rounds) | target | met |');
-    log('|---|---|---|---|---|');
-    for (const line of report.rows) log(line);
-    log('\n| case | median s | rounds |');
-    log('|---|---|---|');
-    for (const line of report.caseRows) log(line);
-    log('\nbench/results.json not written: it holds a whole run (npm run bench)');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** Debian's Barman client, installed when this machine can; otherwise one clear line. */
 function ensureBarman(): void {
@@ -730,6 +715,6 @@ async function main(): Promise<void> {
 
 if (ONLY === undefined) await main();
 else if (ONLY === 'consumer') await consumerOnly();
-else if (ONLY === 'pgbackrest') await stanzaOnly();
-else if (ONLY === 'fleet') await fleetOnly();
+else if (ONLY === 'pgbackrest') await onePart('--only=pgbackrest', measureStanza);
+else if (ONLY === 'fleet') await onePart('--only=fleet', measureFleet);
 else fail(`--only=${ONLY}: the parts that run alone are consumer, pgbackrest and fleet`);
