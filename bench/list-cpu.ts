@@ -9,10 +9,9 @@
  *   parser, each page's objects turned into `StoreObject`s as s3-driver.ts does today;
  * - `viewer`: the same loop with `ViewerListObjectsV2Command` (list-command.ts, viewer's parser);
  *   the same client, the SDK's logger middleware removed in both (as the driver does);
- * - `floor`: the same loop without the SDK's stack: each page signed by the SDK's own SigV4 signer,
- *   sent with node:http on one kept-alive socket, read by viewer's parser (no retries, no
- *   middleware, no endpoint rules): what any Node.js client pays for these keys, the floor under
- *   `viewer`;
+ * - `floor`: bench/floor-list.ts, the same loop in a process of its own without the SDK's stack
+ *   (SigV4, node:http, viewer's parser; Node's compile cache on, as the executable has it): the
+ *   floor under `viewer` for any Node.js client;
  * - `bare`: bench/bare-list.ts flat, the floor `npm run bench` compares the scan with;
  * - `scan`: `node bin/viewer.js scan` (or the `--base-viewer` given) on the corpus with default flags, checked against the corpus
  *   generator's truth (objects, bytes, WAL counts, gaps) as bench/run.ts does;
@@ -32,18 +31,14 @@
  * Child mode (used by the parent): `node bench/list-cpu.ts child <start|sdk|viewer> <endpoint> <bucket> <root>`.
  */
 import { spawn } from 'node:child_process';
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request, Agent } from 'node:http';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { Corpus, STORE_CORPORA } from './corpus.ts';
-import { ACCESS_KEY_ID, BUCKET, ENDPOINT, SECRET_ACCESS_KEY, client, ensureStore, loadCorpus } from './s3.ts';
+import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, SECRET_ACCESS_KEY, client, ensureStore, loadCorpus } from './s3.ts';
 import { compareTruth } from './truth.ts';
 import { ViewerListObjectsV2Command } from '../src/store/s3/list-command.ts';
-import { ListObjectsParser, type ParsedListing } from '../src/store/s3/list-objects-parser.ts';
 import { listedName } from '../src/store/s3/listing-names.ts';
 import type { StoreObject } from '../src/store/driver.ts';
 import type { WalCounts } from '../src/evidence/wal-archive.ts';
@@ -56,7 +51,6 @@ async function child(mode: string, endpoint: string, bucket: string, root: strin
     process.stdout.write(`${JSON.stringify({ keys: 0, loaded: typeof ListObjectsV2Command === 'function' && typeof ViewerListObjectsV2Command === 'function' })}\n`);
     return;
   }
-  if (mode === 'floor') return floor(endpoint, bucket, root);
   const s3 = client(endpoint);
   s3.middlewareStack.remove('loggerMiddleware');
   let keys = 0;
@@ -81,62 +75,6 @@ async function child(mode: string, endpoint: string, bucket: string, root: strin
   } while (token !== undefined);
   s3.destroy();
   process.stdout.write(`${JSON.stringify({ keys, bytes })}\n`);
-}
-
-/** The `floor` case: signed pages over node:http, read by viewer's parser, nothing else. */
-async function floor(endpoint: string, bucket: string, root: string): Promise<void> {
-  const url = new URL(endpoint);
-  const signer = new SignatureV4({ credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY }, region: 'us-east-1', service: 's3', sha256: NodeSha256 });
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let keys = 0;
-  let bytes = 0;
-  let token: string | null = null;
-  do {
-    const query: Record<string, string> = { 'list-type': '2', prefix: root, 'max-keys': '1000', 'encoding-type': 'url', ...(token === null ? {} : { 'continuation-token': token }) };
-    const signed = await signer.sign({ method: 'GET', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: `/${bucket}`, query, headers: { host: url.host, 'x-amz-content-sha256': EMPTY_SHA256 } });
-    const path = `/${bucket}?${Object.entries(query).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
-    const page = await new Promise<ParsedListing>((resolve, reject) => {
-      const req = request({ agent, host: url.hostname, port: url.port, method: 'GET', path, headers: signed.headers }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`HTTP ${String(res.statusCode)}`));
-        const parser = new ListObjectsParser();
-        res.on('data', (c: Buffer) => parser.push(c));
-        res.on('end', () => {
-          try {
-            resolve(parser.end());
-          } catch (e) {
-            reject(e instanceof Error ? e : new Error(String(e)));
-          }
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-    keys += page.objects.length;
-    for (const o of page.objects) bytes += o.size;
-    token = page.nextContinuationToken;
-  } while (token !== null);
-  agent.destroy();
-  process.stdout.write(`${JSON.stringify({ keys, bytes })}\n`);
-}
-
-const EMPTY_SHA256 = createHash('sha256').digest('hex');
-
-const bytesOf = (d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array => (typeof d === 'string' ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d));
-
-/** The signer's hash and HMAC from node:crypto, as the SDK's own Node.js runtime gives it. */
-class NodeSha256 {
-  readonly #h: Hash | Hmac;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.#h = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.#h.update(bytesOf(data));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.#h.digest()));
-  }
-  reset(): void {}
 }
 
 interface Measured {
@@ -238,7 +176,12 @@ async function main(): Promise<void> {
       start: listing('start'),
       sdk: listing('sdk'),
       viewer: listing('viewer'),
-      floor: listing('floor'),
+      floor: async () => {
+        const r = await timed([NODE, join(HERE, 'floor-list.ts'), ENDPOINT, BUCKET, root], { BENCH_ACCESS_KEY_ID: ACCESS_KEY_ID, BENCH_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY, NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') }, dir);
+        const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
+        if (keys !== truth.objects) fail(`the floor listing saw ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim().slice(-300)}`);
+        return r;
+      },
       bare,
       ...(only === undefined ? { scan: scan(base), scan_cold: scan(base, true) } : {}),
       ...(patched === undefined || only !== undefined ? {} : { scan_new: scan(patched) }),
