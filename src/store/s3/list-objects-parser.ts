@@ -184,7 +184,7 @@ export class ListObjectsParser {
     while (i < n) {
       if (b[i] !== LT) {
         // Text up to the next tag.
-        const j = b.indexOf(LT, i);
+        const j = indexOfByte(b, LT, i, n);
         if (j === -1) break;
         if (this.#field !== 0) this.#pieces.push(i, j, P_TEXT);
         else if (this.#depth === 0) this.#outsideText(b, i, j);
@@ -194,7 +194,7 @@ export class ListObjectsParser {
       if (i + 1 >= n) break;
       const c = b[i + 1] as number;
       if (c === SLASH) {
-        const e = b.indexOf(GT, i + 2);
+        const e = indexOfByte(b, GT, i + 2, n);
         if (e === -1) break;
         this.#close(b, i + 2, e);
         i = e + 1;
@@ -328,9 +328,8 @@ export class ListObjectsParser {
     while (e > s && isSpace(b[e - 1] as number)) e--;
     const depth = this.#depth - 1;
     if (depth < 0) throw malformedListing('a closing tag without its element');
-    const id = nameId(b, s, e);
     const open = this.#names[depth] as number;
-    if (id !== open || (id === UNKNOWN && this.#unknown[depth] !== b.toString('utf8', s, e))) throw malformedListing('mismatched tags');
+    if (open === UNKNOWN ? nameId(b, s, e) !== UNKNOWN || this.#unknown[depth] !== b.toString('utf8', s, e) : !isName(b, s, e, open)) throw malformedListing('mismatched tags');
     this.#depth = depth;
     const role = this.#roles[depth] as number;
     if (role === R_LEAF) {
@@ -448,7 +447,7 @@ export class ListObjectsParser {
   #time(b: Buffer, s: number, e: number): Date {
     const length = e - s;
     const last = this.#lastDate;
-    if (last !== null && length === this.#lastTimeLength && b.compare(this.#lastTime, 0, length, s, e) === 0) return last;
+    if (last !== null && length === this.#lastTimeLength && sameBytes(b, s, this.#lastTime, length)) return last;
     const date = fastRfc3339(b, s, e) ?? rfc3339(b.toString('latin1', s, e));
     if (length <= this.#lastTime.length) {
       b.copy(this.#lastTime, 0, s, e);
@@ -470,6 +469,23 @@ function startsWith(b: Buffer, at: number, what: Buffer): boolean {
   if (at + what.length > b.length) return false;
   for (let k = 0; k < what.length; k++) if (b[at + k] !== what[k]) return false;
   return true;
+}
+
+/** `b.indexOf(byte, from)` below `n`, in JavaScript: for the short runs between tags, cheaper than the native call. */
+function indexOfByte(b: Buffer, byte: number, from: number, n: number): number {
+  for (let k = from; k < n; k++) if (b[k] === byte) return k;
+  return -1;
+}
+
+function sameBytes(b: Buffer, s: number, other: Buffer, length: number): boolean {
+  for (let k = 0; k < length; k++) if (b[s + k] !== other[k]) return false;
+  return true;
+}
+
+/** Whether bytes [s, e) are the known name `id`. */
+function isName(b: Buffer, s: number, e: number, id: number): boolean {
+  const name = NAME_BYTES[id] as Buffer;
+  return name.length === e - s && sameBytes(b, s, name, e - s);
 }
 
 function nameId(b: Buffer, s: number, e: number): number {
