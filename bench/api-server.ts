@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createLogger } from '../src/common/log.ts';
-import { MEDIA_TYPE } from '../src/contract/primitives.ts';
+import { MEDIA_TYPE } from '../src/contract/values.ts';
 import { createEvidenceApi } from '../src/surface/api/evidence-api.ts';
 import { listenOnSocket } from '../src/surface/api/socket.ts';
 import { Corpus } from './corpus.ts';

@@ -32,7 +32,7 @@ import type { Projection } from '../src/client/projection.ts';
 import { unixSocketTransport } from '../src/client/transport.ts';
 import { PRODUCER_VERSION, standaloneCluster } from '../src/cli/identity.ts';
 import { createLogger } from '../src/common/log.ts';
-import { MEDIA_TYPE } from '../src/contract/primitives.ts';
+import { MEDIA_TYPE } from '../src/contract/values.ts';
 import { COLLECTIONS, SNAPSHOT_PATH } from '../src/contract/routes.ts';
 import { BudgetMeter } from '../src/evidence/listing.ts';
 import { scanScope } from '../src/evidence/scope-scan.ts';

@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../src/contract/collections.ts';
 import type { WireKind } from '../src/contract/kinds.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns, firstOutOfOrder } from '../src/contract/order.ts';
-import { MEDIA_TYPE } from '../src/contract/primitives.ts';
+import { MEDIA_TYPE } from '../src/contract/values.ts';
 import { COLLECTIONS, HEALTH_PATH, READY_PATH, SNAPSHOT_PATH, type CollectionRoute } from '../src/contract/routes.ts';
 import type { RepositoryEvidenceSnapshot } from '../src/contract/snapshot.ts';
 import { wireViolations } from '../src/contract/validate.ts';

@@ -12,7 +12,7 @@ import { join, relative, resolve, dirname, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
 import { registeredFormats } from '../src/format/registry.ts';
-import { loadedFrom, ROOT, runtimeEntries } from './support/import-graph.ts';
+import { loadedFrom, ROOT, runtimeEntries, valueClosure, valueSpecifiersOf } from './support/import-graph.ts';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
@@ -199,6 +199,16 @@ describe('architecture', () => {
     const bad = files.filter((f) => !f.endsWith('.test.ts') && !loaded.has(f)).map((f) => relative(SRC, f));
     assert.deepEqual(bad, []);
     assert.ok(loaded.has(join(SRC, 'format', 'barman-cloud', 'synthetic-repository.ts')), 'the demo writes its repository with it (the check can fail)');
+  });
+
+  it('nothing the executable or viewer/client loads at run time imports TypeBox: the schemas only build the contract files and validators (issue 28)', () => {
+    const { files: loaded, packages } = valueClosure(runtimeEntries());
+    const schemas = [...loaded].filter((f) => valueSpecifiersOf(f).includes('@sinclair/typebox')).map((f) => relative(ROOT, f));
+    assert.equal(packages.has('@sinclair/typebox'), false, `schema modules loaded at run time: ${schemas.join(', ')} (import their values from contract/values.ts, their types with import type)`);
+    assert.ok(loaded.has(join(SRC, 'contract', 'values.ts')) && loaded.has(join(SRC, 'contract', 'validate.ts')), 'the values and the precompiled validators are loaded');
+    // The check can fail: the schemas themselves reach TypeBox, and so would any module that imports a value of theirs.
+    assert.ok(valueClosure([join(SRC, 'contract', 'snapshot.ts')]).packages.has('@sinclair/typebox'));
+    assert.ok(valueClosure([join(SRC, 'evidence', 'memory-schema.ts')]).packages.has('@sinclair/typebox'));
   });
 
   it('finds imports (the check can fail)', () => {

@@ -4,7 +4,7 @@
  * `exit-codes.ts` (docs/configuration.md).
  */
 import { homedir } from 'node:os';
-import { SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
+import { SIDECAR_SOCKET_PATH } from '../contract/values.ts';
 import { PRODUCER_VERSION } from './identity.ts';
 import { parseConfig, probeTokenFile, type Config } from './config/config.ts';
 import type { FleetRepository } from './config/fleet-file.ts';

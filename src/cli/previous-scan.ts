@@ -29,7 +29,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
-import { API_VERSION, PAGE_LIMITS } from '../contract/primitives.ts';
+import { API_VERSION, PAGE_LIMITS } from '../contract/values.ts';
 import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { wireViolations } from '../contract/validate.ts';
 import { freshMemory, isScanObservations, readMemory, type MemoryIdentity, type MemoryRefusal } from '../evidence/memory.ts';

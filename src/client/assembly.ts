@@ -14,7 +14,7 @@
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import type { WireBody } from '../contract/kinds.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns, firstOutOfOrder } from '../contract/order.ts';
-import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, PAGE_LIMITS } from '../contract/primitives.ts';
+import { API_VERSION, DETAILS_TYPE_ARCHIVE_CLOUD, PAGE_LIMITS } from '../contract/values.ts';
 import { COLLECTIONS, SNAPSHOT_PATH, type Collection as RouteCollection, type CollectionRoute } from '../contract/routes.ts';
 import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { foreignDetailsSnapshotViolations, isValidWire, wireViolations } from '../contract/validate.ts';

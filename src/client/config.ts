@@ -9,7 +9,7 @@
  * Refusals name the variable and the rule, never the value.
  */
 import { posix } from 'node:path';
-import { SERVER_NAME_PATTERN, SIDECAR_SOCKET_PATH } from '../contract/primitives.ts';
+import { SERVER_NAME_PATTERN, SIDECAR_SOCKET_PATH } from '../contract/values.ts';
 
 export const CONSUMER_INPUTS = [
   'REPOSITORY_EVIDENCE_URL',

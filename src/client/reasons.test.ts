@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { scanDocument } from '../cli/commands/scan.ts';
-import { FAILURE_CATEGORIES, REASON_CODE_PATTERN } from '../contract/primitives.ts';
+import { FAILURE_CATEGORIES, REASON_CODE_PATTERN } from '../contract/values.ts';
 import { BudgetMeter } from '../evidence/listing.ts';
 import { scanScope } from '../evidence/scope-scan.ts';
 import { MESSAGES } from '../evidence/summary.ts';

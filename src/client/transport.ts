@@ -6,7 +6,7 @@
  * The token is sent only in the `Authorization` header and is never part of an error.
  */
 import { request } from 'node:http';
-import { MEDIA_TYPE } from '../contract/primitives.ts';
+import { MEDIA_TYPE } from '../contract/values.ts';
 
 /** What the client needs of a transport; tests may wrap the real one to act between pages. */
 export type Transport = (path: string, signal: AbortSignal) => Promise<TransportResponse>;

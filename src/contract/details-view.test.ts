@@ -3,12 +3,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { commonSummary, payloadPointer, requireCommonSummary, stanzaRepositoryFacts, withStatesUnknown } from './details-view.ts';
 import { snapshotComplete, stanzaSnapshotComplete } from './examples.ts';
-import { COMMON_SUMMARY_FIELDS, STANZA_SUMMARY_STATES, SUMMARY_STATES, type Details } from './snapshot.ts';
+import { CommonSummary, type Details } from './snapshot.ts';
+import { COMMON_SUMMARY_FIELDS, STANZA_SUMMARY_STATES, SUMMARY_STATES } from './values.ts';
 import { wireViolations } from './validate.ts';
 
 const foreign = { type: 'stanza-repository/v2', stanza_repository: snapshotComplete.details.archive_cloud } as unknown as Details;
 
 describe('commonSummary', () => {
+  it('reads the fields the schema of the common summary declares, in its order (values.ts and snapshot.ts agree)', () => {
+    assert.deepEqual(Object.keys(CommonSummary.properties), COMMON_SUMMARY_FIELDS);
+  });
   it('returns exactly the shared fields of either payload', () => {
     assert.deepEqual(commonSummary(snapshotComplete.details), snapshotComplete.details.archive_cloud);
     const c = commonSummary(stanzaSnapshotComplete.details);

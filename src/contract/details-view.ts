@@ -10,13 +10,8 @@
  * never hands another type here.
  */
 import type { Reason } from './primitives.ts';
-import {
-  COMMON_SUMMARY_FIELDS,
-  DETAILS_PAYLOADS,
-  type CommonSummary,
-  type Details,
-  type StanzaRepositorySummary,
-} from './snapshot.ts';
+import type { CommonSummary, Details, StanzaRepositorySummary } from './snapshot.ts';
+import { COMMON_SUMMARY_FIELDS, DETAILS_PAYLOADS } from './values.ts';
 
 export type { CommonSummary } from './snapshot.ts';
 

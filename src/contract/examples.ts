@@ -12,15 +12,8 @@
    negative examples are deliberately ill-typed copies of valid bodies. */
 import type { ArchiveBackupPage, ArchiveRecoveryPathPage, ArchiveWALGapPage, ArchiveWALRangePage } from './collections.ts';
 import type { WireBody, WireKind } from './kinds.ts';
-import { API_VERSION, PAGE_LIMITS } from './primitives.ts';
-import {
-  CAPABILITY_IDS,
-  type ArchiveCloudDetails,
-  type Capability,
-  type RepositoryEvidenceSnapshot,
-  type SnapshotWith,
-  type StanzaRepositoryDetails,
-} from './snapshot.ts';
+import { API_VERSION, CAPABILITY_IDS, PAGE_LIMITS } from './values.ts';
+import type { ArchiveCloudDetails, Capability, RepositoryEvidenceSnapshot, SnapshotWith, StanzaRepositoryDetails } from './snapshot.ts';
 import type { EvidenceAPIError, HealthStatus, ReadinessStatus } from './status.ts';
 
 export interface WireExample<K extends WireKind = WireKind> {

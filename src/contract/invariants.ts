@@ -18,7 +18,8 @@ import type {
 import type { WireBody, WireKind } from './kinds.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns, firstOutOfOrder } from './order.ts';
 import { commonSummary, payloadPointer, stanzaRepositoryFacts } from './details-view.ts';
-import { DETAILS_TYPE_OF_FORMAT, type RepositoryEvidenceSnapshot } from './snapshot.ts';
+import type { RepositoryEvidenceSnapshot } from './snapshot.ts';
+import { DETAILS_TYPE_OF_FORMAT } from './values.ts';
 
 export interface Violation {
   /** JSON Pointer of the offending value. */

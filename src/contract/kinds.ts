@@ -28,6 +28,36 @@ export const WIRE_KINDS = Object.keys(WIRE_SCHEMAS) as WireKind[];
 
 export type WireBody<K extends WireKind> = Static<(typeof WIRE_SCHEMAS)[K]>;
 
+/**
+ * What the serializer needs of a schema, and nothing else: each object's properties in declared
+ * order, array items, union branches and JSON types. `serialize.ts` reads it from
+ * `wire-shapes.generated.json` at run time (no TypeBox, no schemas loaded, issue 28); `npm run
+ * contract` writes it from here and the contract test fails while it is stale.
+ */
+export interface WireShape {
+  readonly type?: string;
+  readonly properties?: Readonly<Record<string, WireShape>>;
+  readonly prefixItems?: readonly WireShape[];
+  readonly items?: WireShape;
+  readonly anyOf?: readonly WireShape[];
+}
+
+function shapeOf(schema: unknown): WireShape {
+  const s = schema as { type?: unknown; properties?: Record<string, unknown>; prefixItems?: unknown[]; items?: unknown; anyOf?: unknown[] };
+  return {
+    ...(typeof s.type === 'string' ? { type: s.type } : {}),
+    ...(s.properties === undefined ? {} : { properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, shapeOf(v)])) }),
+    ...(s.prefixItems === undefined ? {} : { prefixItems: s.prefixItems.map(shapeOf) }),
+    ...(typeof s.items === 'object' && s.items !== null ? { items: shapeOf(s.items) } : {}),
+    ...(s.anyOf === undefined ? {} : { anyOf: s.anyOf.map(shapeOf) }),
+  };
+}
+
+/** Every wire kind's shape, by kind. */
+export function wireShapes(): Record<WireKind, WireShape> {
+  return Object.fromEntries(WIRE_KINDS.map((kind) => [kind, shapeOf(WIRE_SCHEMAS[kind])])) as Record<WireKind, WireShape>;
+}
+
 export const SCHEMA_BASE_URI = 'https://evidence.viewer.io/schemas/v1alpha1/';
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 

@@ -2,23 +2,24 @@
  * The canonical serializer: one JSON text per body, with object keys in the order the kind's
  * schema declares them, whatever order the body was built in. Same publication, same bytes.
  * It does not validate; callers validate first (`validate.ts`) and serialize what passed.
+ * The schemas' order comes from `wire-shapes.generated.json` (kinds.ts's `wireShapes`, written by
+ * `npm run contract`), so serializing loads neither TypeBox nor the schemas.
  */
-import { WIRE_SCHEMAS, type WireBody, type WireKind } from './kinds.ts';
+import { createRequire } from 'node:module';
+import type { WireBody, WireKind, WireShape } from './kinds.ts';
 
-interface SchemaNode {
-  properties?: Record<string, SchemaNode>;
-  prefixItems?: SchemaNode[];
-  items?: SchemaNode | boolean;
-  anyOf?: SchemaNode[];
-  type?: string;
-}
+type SchemaNode = WireShape;
+
+let shapes: Readonly<Record<WireKind, WireShape>> | null = null;
+// Read on first use, so the contract's build (which writes the file) can load this module without it.
+const generatedShapes = () => (shapes ??= createRequire(import.meta.url)('./wire-shapes.generated.json') as Record<WireKind, WireShape>);
 
 /** Rebuild `value` with keys in schema order; keys the schema does not declare are an error. */
 function canonical(schema: SchemaNode, value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     return value.map((v, i) => {
-      const s = schema.prefixItems?.[i] ?? (typeof schema.items === 'object' ? schema.items : undefined);
+      const s = schema.prefixItems?.[i] ?? schema.items;
       return s === undefined ? canonical(branchFor(schema, v), v) : canonical(s, v);
     });
   }
@@ -53,5 +54,10 @@ function branchFor(schema: SchemaNode, value: unknown): SchemaNode {
 }
 
 export function serialize<K extends WireKind>(kind: K, body: WireBody<K>): string {
-  return JSON.stringify(canonical(WIRE_SCHEMAS[kind] as SchemaNode, body));
+  return serializeWith(generatedShapes(), kind, body);
+}
+
+/** The same with the shapes given: the contract's build serializes its examples with the shapes it is writing. */
+export function serializeWith<K extends WireKind>(shapes: Readonly<Record<WireKind, WireShape>>, kind: K, body: WireBody<K>): string {
+  return JSON.stringify(canonical(shapes[kind], body));
 }

@@ -14,47 +14,26 @@
  * is published. Rules no schema can express live in `invariants.ts`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Completeness, FailureCategory, Fingerprint, Nullable, Provider, Reason, ServerName, State, StateReason, Timestamp, Uint } from './primitives.ts';
 import {
   API_VERSION,
-  Completeness,
-  DETAILS_TYPE_ARCHIVE_CLOUD,
-  DETAILS_TYPE_STANZA_REPOSITORY,
-  FailureCategory,
-  Fingerprint,
-  FORMAT_ARCHIVE_CLOUD,
-  FORMAT_STANZA_REPOSITORY,
-  Nullable,
-  PRODUCER_NAME,
-  Provider,
-  Reason,
-  SCOPE_KIND,
-  ServerName,
-  State,
-  StateReason,
-  Timestamp,
-  Uint,
-  NAMESPACE_PATTERN,
-  UID_PATTERN,
+  CAPABILITY_IDS,
   CLUSTER_NAME_PATTERN,
+  type COMMON_SUMMARY_FIELDS,
+  DETAILS_PAYLOADS,
+  DETAILS_TAG_PATTERN,
+  DETAILS_TYPE_ARCHIVE_CLOUD,
+  DETAILS_TYPE_OF_FORMAT,
+  DETAILS_TYPE_STANZA_REPOSITORY,
+  NAMESPACE_PATTERN,
+  PRODUCER_NAME,
+  SCOPE_KIND,
+  STANZA_TRUNCATION_DEPENDENTS,
+  SUPPORT_LEVELS,
+  TRUNCATION_DEPENDENTS,
+  UID_PATTERN,
   WIRE_FORMATS,
-  type WireFormat,
-} from './primitives.ts';
-
-/** Capability identifiers in wire order (sorted by id, common wire rule 5). */
-export const CAPABILITY_IDS = [
-  'catalog-listing',
-  'dependency-chain-validation',
-  'encrypted-metadata',
-  'object-inventory',
-  'observed-recovery-coverage',
-  'retention-expectation-comparison',
-  'structural-artifact-validation',
-  'timeline-history-traversal',
-  'wal-continuity',
-] as const;
-export type CapabilityId = (typeof CAPABILITY_IDS)[number];
-
-export const SUPPORT_LEVELS = ['supported', 'unsupported', 'unknown'] as const;
+} from './values.ts';
 
 /** `unsupported` or `unknown` support forces the capability's state to `unknown`. */
 const supportForcesUnknown = {
@@ -147,31 +126,6 @@ export const RetentionSummary = Type.Object(
 );
 export type RetentionSummary = Static<typeof RetentionSummary>;
 
-/** The StateReason fields every details payload carries (the spec's archive_cloud summary). */
-export const SUMMARY_STATES = ['wal', 'timeline', 'coverage', 'retention'] as const;
-export type SummaryState = (typeof SUMMARY_STATES)[number];
-
-/**
- * Which states each truncation flag forces to `unknown` (D-11). Ranges feed WAL continuity and
- * coverage; diagnostics (retained per-backup and per-timeline findings) feed timelines, coverage
- * and the retention comparison.
- */
-export const TRUNCATION_DEPENDENTS = {
-  ranges_truncated: ['wal', 'coverage'],
-  diagnostics_truncated: ['timeline', 'coverage', 'retention'],
-} as const satisfies Record<string, readonly SummaryState[]>;
-
-/** Counts that are `null` whenever the governing evidence is incomplete. */
-export const EVIDENCE_COUNTS = [
-  'backup_items',
-  'wal_range_items',
-  'wal_gap_items',
-  'recovery_path_items',
-  'structurally_usable_backups',
-  'backup_states',
-  'wal_counts',
-] as const;
-
 const stateIsUnknown = { type: 'object', properties: { state: { const: 'unknown' } } };
 
 /** The spec's archive_cloud summary: every payload carries these fields with this meaning and these rules. */
@@ -190,7 +144,7 @@ const commonSummaryFields = {
   latest_archive_receipt_at: Nullable(Timestamp),
   ranges_truncated: Type.Boolean(),
   diagnostics_truncated: Type.Boolean(),
-};
+} satisfies Record<(typeof COMMON_SUMMARY_FIELDS)[number], TSchema>;
 
 /**
  * Not a wire kind: the fields both payloads share, as the format-neutral reading of any details
@@ -198,7 +152,6 @@ const commonSummaryFields = {
  */
 export const CommonSummary = Type.Object(commonSummaryFields, { additionalProperties: false });
 export type CommonSummary = Static<typeof CommonSummary>;
-export const COMMON_SUMMARY_FIELDS = Object.keys(commonSummaryFields) as readonly (keyof CommonSummary)[];
 
 /** The `if`/`then` rules of a truncation table: a flag that is true forces its dependents' states to `unknown`. */
 const truncationRules = (table: Readonly<Record<string, readonly string[]>>) =>
@@ -216,23 +169,6 @@ export type ArchiveCloudSummary = Static<typeof ArchiveCloudSummary>;
 /** Backups by pgBackRest's `backup-type`. */
 export const BackupTypeCounts = Type.Object({ full: Uint, diff: Uint, incr: Uint }, { additionalProperties: false });
 export type BackupTypeCounts = Static<typeof BackupTypeCounts>;
-
-/** The StateReason fields of the stanza_repository payload: the common ones and the dependency chain. */
-export const STANZA_SUMMARY_STATES = [...SUMMARY_STATES, 'dependency_chain'] as const;
-export type StanzaSummaryState = (typeof STANZA_SUMMARY_STATES)[number];
-
-/** D-11's table for the stanza_repository payload: a truncated catalog cannot prove a chain either. */
-export const STANZA_TRUNCATION_DEPENDENTS = {
-  ranges_truncated: TRUNCATION_DEPENDENTS.ranges_truncated,
-  diagnostics_truncated: [...TRUNCATION_DEPENDENTS.diagnostics_truncated, 'dependency_chain'],
-} as const satisfies Record<keyof typeof TRUNCATION_DEPENDENTS, readonly StanzaSummaryState[]>;
-
-/**
- * The stanza_repository counts that are `null` while the governing evidence is incomplete. The two
- * of pgBackRest's own stay `null` after a complete scan too when a backup's status is unknown (its
- * backup.info behind a cipher): whether it is listed, and so counted, is then unknown, never 0.
- */
-export const STANZA_EVIDENCE_COUNTS = [...EVIDENCE_COUNTS, 'backup_types', 'interrupted_backups'] as const;
 
 /**
  * The `stanza-repository/v1alpha1` payload (pgBackRest, D-72): every field of the archive_cloud
@@ -273,36 +209,6 @@ export type StanzaRepositoryDetails = Static<typeof StanzaRepositoryDetails>;
 export const Details = Type.Union([ArchiveCloudDetails, StanzaRepositoryDetails]);
 export type Details = Static<typeof Details>;
 export type DetailsType = Details['type'];
-
-/**
- * Each details type: the repository format it belongs to, its payload's key, its StateReason
- * fields, its truncation table and the fields generation 0 forces to `null` (and, for counts,
- * a complete generation forces to be known). The schema rules below are generated from it.
- */
-export const DETAILS_PAYLOADS = {
-  [DETAILS_TYPE_ARCHIVE_CLOUD]: {
-    format: FORMAT_ARCHIVE_CLOUD,
-    key: 'archive_cloud',
-    states: SUMMARY_STATES,
-    truncation: TRUNCATION_DEPENDENTS,
-    counts: EVIDENCE_COUNTS,
-    nullAtGenerationZero: EVIDENCE_COUNTS,
-  },
-  [DETAILS_TYPE_STANZA_REPOSITORY]: {
-    format: FORMAT_STANZA_REPOSITORY,
-    key: 'stanza_repository',
-    states: STANZA_SUMMARY_STATES,
-    truncation: STANZA_TRUNCATION_DEPENDENTS,
-    counts: EVIDENCE_COUNTS,
-    // Whether the cipher is in use is evidence too: nothing is known of it before a complete scan.
-    nullAtGenerationZero: [...STANZA_EVIDENCE_COUNTS, 'encrypted'],
-  },
-} as const satisfies Record<DetailsType, { format: WireFormat; key: string; states: readonly string[]; truncation: Readonly<Record<string, readonly string[]>>; counts: readonly string[]; nullAtGenerationZero: readonly string[] }>;
-
-/** The details type of a repository format. */
-export const DETAILS_TYPE_OF_FORMAT: Readonly<Record<WireFormat, DetailsType>> = Object.fromEntries(
-  Object.entries(DETAILS_PAYLOADS).map(([type, p]) => [p.format, type]),
-) as Record<WireFormat, DetailsType>;
 
 export const Producer = Type.Object(
   {
@@ -434,12 +340,6 @@ export const RepositoryEvidenceSnapshot = Type.Object(
 export type RepositoryEvidenceSnapshot = Static<typeof RepositoryEvidenceSnapshot>;
 /** A snapshot whose details are known to be one member of the union (examples, a format's own tests). */
 export type SnapshotWith<D extends Details> = Omit<RepositoryEvidenceSnapshot, 'details'> & { details: D };
-
-/**
- * A `details.type` tag as a client keeps it when it does not recognize the type (Versioning rule
- * 4): a bounded lower-case `<format>/<version>` string. Only the tag is kept; the payload is discarded.
- */
-export const DETAILS_TAG_PATTERN = '^[a-z0-9][a-z0-9-]{0,46}/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$';
 
 /**
  * Not a wire kind: what a client validates of a snapshot whose `details.type` it does not

@@ -3,7 +3,8 @@
  * None of them carries identity, destination, provider cause or evidence.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { API_VERSION, Message } from './primitives.ts';
+import { Message } from './primitives.ts';
+import { API_ERROR_CODES, API_VERSION } from './values.ts';
 
 export const HealthStatus = Type.Object(
   { api_version: Type.Literal(API_VERSION), kind: Type.Literal('HealthStatus'), status: Type.Literal('live') },
@@ -20,20 +21,6 @@ export const ReadinessStatus = Type.Object(
   { additionalProperties: false },
 );
 export type ReadinessStatus = Static<typeof ReadinessStatus>;
-
-/** The spec's error codes with their HTTP status: the one table the surfaces use. */
-export const API_ERROR_STATUS = {
-  'invalid-request': 400,
-  unauthenticated: 401,
-  'not-found': 404,
-  'method-not-allowed': 405,
-  'publication-changed': 409,
-  'response-limit': 413,
-  busy: 429,
-  'invalid-publication': 500,
-} as const;
-export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
-export const API_ERROR_CODES = Object.keys(API_ERROR_STATUS) as ApiErrorCode[];
 
 export const EvidenceAPIError = Type.Object(
   {

@@ -16,10 +16,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { BackupId, Fingerprint, Nullable, ServerName, TimelineId, Timestamp, Uint } from '../contract/primitives.ts';
+import { MEMORY_KIND, MEMORY_VERSION } from './memory-values.ts';
 
-export const MEMORY_KIND = 'EvidenceMemory';
-/** The document's version: a reader refuses any other (`other-version`). */
-export const MEMORY_VERSION = 1;
 export const MEMORY_SCHEMA_BASE_URI = 'https://evidence.viewer.io/schemas/memory/v1/';
 
 /** Bounds: far above what a scan within its ceilings remembers (100,000 ranges, 10,000 backups). */

@@ -22,7 +22,8 @@ import type { ValidateFunction } from 'ajv';
 import { nextPosition, type WalGeometry } from '../postgres/wal.ts';
 import type { BackupFacts } from './backups.ts';
 import { GapMemoryIndex, rememberGap, type Gap, type GapClass, type GapMemory } from './gaps.ts';
-import { MEMORY_KIND, MEMORY_VERSION, type EvidenceMemoryDocument, type ScanObservationsDocument } from './memory-schema.ts';
+import type { EvidenceMemoryDocument, ScanObservationsDocument } from './memory-schema.ts';
+import { MEMORY_KIND, MEMORY_VERSION } from './memory-values.ts';
 import type { TimelineWal } from './wal-archive.ts';
 import type { WalIndex } from './wal-index.ts';
 

@@ -6,7 +6,8 @@
  * publication, which alone knows the publication history.
  */
 import type { Reason, State, StateReason } from '../contract/primitives.ts';
-import { CAPABILITY_IDS, type Capability, type CapabilityId, type RetentionSummary, type StateCounts } from '../contract/snapshot.ts';
+import type { Capability, RetentionSummary, StateCounts } from '../contract/snapshot.ts';
+import { CAPABILITY_IDS, type CapabilityId } from '../contract/values.ts';
 import type { RepositoryFormat, RetentionPolicy } from '../format/seam.ts';
 import { RECEIPT_CLOCK_TOLERANCE_MS } from './gaps.ts';
 import type { ScopeEvidence } from './scope-scan.ts';

@@ -14,8 +14,9 @@
  * and nothing it holds can leak it.
  */
 import type { BackupItem } from '../contract/collections.ts';
-import type { State, StateReason, WireFormat } from '../contract/primitives.ts';
-import type { CapabilityId, CommonSummary, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
+import type { State, StateReason } from '../contract/primitives.ts';
+import type { CapabilityId, WireFormat } from '../contract/values.ts';
+import type { CommonSummary, Details, RetentionSummary, StateCounts, WALCounts } from '../contract/snapshot.ts';
 import type { WalGeometry } from '../postgres/wal.ts';
 import type { ReadResult, StreamResult } from '../store/driver.ts';
 

@@ -38,10 +38,10 @@
  * bounds the recovery window viewer observed; it says nothing about a restore succeeding.
  */
 import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { COMPLETED_STATUS, GAP_STATUSES, isCompleted, RECOVERY_STOPS, WIRE_BACKUP_STATUSES, type BackupItem, type RecoveryPathItem, type WalGapItem, type WalRangeItem } from '../contract/collections.ts';
+import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
+import { CAPABILITY_IDS, COMPLETED_STATUS, GAP_STATUSES, isCompleted, PROVIDERS, RECOVERY_STOPS, STATES, SUMMARY_STATES, WIRE_BACKUP_STATUSES, WIRE_FORMATS } from '../contract/values.ts';
 import { commonSummary, type CommonSummary } from '../contract/details-view.ts';
-import { PROVIDERS, STATES, WIRE_FORMATS } from '../contract/primitives.ts';
-import { CAPABILITY_IDS, SUMMARY_STATES, type Details, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import type { Details, RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 
 /** The HTTP content type of the text `renderOpenMetrics` returns. */
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FAILURE_CATEGORIES } from '../contract/primitives.ts';
+import { FAILURE_CATEGORIES } from '../contract/values.ts';
 import { MESSAGES } from '../evidence/summary.ts';
 import { REASONS as ARCHIVE_CLOUD_REASONS } from '../format/barman-cloud/backups.ts';
 import { archiveCloud } from '../format/barman-cloud/format.ts';

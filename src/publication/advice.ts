@@ -16,7 +16,8 @@
  * (the format's `tool`), as in the messages. The words follow the spec: "observed recovery
  * coverage", never a promise that a restore works.
  */
-import { FAILURE_CATEGORIES, type FailureCategory } from '../contract/primitives.ts';
+import type { FailureCategory } from '../contract/primitives.ts';
+import { FAILURE_CATEGORIES } from '../contract/values.ts';
 import { registeredFormats } from '../format/registry.ts';
 
 const NOTHING = 'Nothing to do.';

@@ -27,9 +27,10 @@
 import { randomInt } from 'node:crypto';
 import type { BackupItem, RecoveryPathItem, WalGapItem, WalRangeItem } from '../contract/collections.ts';
 import { compareBackups, compareRecoveryPaths, compareWalRuns } from '../contract/order.ts';
-import { API_VERSION, PAGE_LIMITS, PRODUCER_NAME, SCOPE_KIND, type FailureCategory, type Provider, type Reason } from '../contract/primitives.ts';
+import type { FailureCategory, Provider, Reason } from '../contract/primitives.ts';
+import { API_VERSION, CAPABILITY_IDS, PAGE_LIMITS, PRODUCER_NAME, SCOPE_KIND } from '../contract/values.ts';
 import { serialize } from '../contract/serialize.ts';
-import { CAPABILITY_IDS, type RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
+import type { RepositoryEvidenceSnapshot } from '../contract/snapshot.ts';
 import { detailsOf, emptyDetails, overlayDetails } from './details.ts';
 import { wireViolations, type Violation } from '../contract/validate.ts';
 import { freshMemory, sameIdentity, type EvidenceMemory, type MemoryIdentity } from '../evidence/memory.ts';

@@ -9,7 +9,7 @@
  * and so does a page's store time (its `Date` header) the wire could not carry. Every scope listing passes through here, so these are the one place such store answers are judged.
  */
 import { StoreError } from '../common/errors.ts';
-import { TIMESTAMP_PATTERN } from '../contract/primitives.ts';
+import { TIMESTAMP_PATTERN } from '../contract/values.ts';
 import type { ListPage, ListRequest, ReadRequest, ReadResult, StoreDriver, StreamResult } from './driver.ts';
 
 export function confine(driver: StoreDriver, roots: string | readonly string[]): StoreDriver {

@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/common/log.ts';
 import type { WireKind } from '../../src/contract/kinds.ts';
-import { PAGE_LIMITS } from '../../src/contract/primitives.ts';
+import { PAGE_LIMITS } from '../../src/contract/values.ts';
 import { wireViolations } from '../../src/contract/validate.ts';
 import { BudgetMeter } from '../../src/evidence/listing.ts';
 import { scanScope } from '../../src/evidence/scope-scan.ts';

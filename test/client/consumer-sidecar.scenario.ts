@@ -12,7 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EvidenceSource, unixSocketTransport, type Projection, type Transport } from '../../src/client/index.ts';
-import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
+import { SIDECAR_SOCKET_PATH } from '../../src/contract/values.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { SECRETS, SIDECAR_TOKEN, TOKEN_FILE, until, writeSidecarFiles } from '../support/sidecar-scenario.ts';
 import { runViewer, startConsole, VIEWER_BIN, type RunningConsole, type ScanDocument } from '../support/run-viewer.ts';

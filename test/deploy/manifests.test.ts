@@ -19,7 +19,7 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import { parseConfig } from '../../src/cli/config/config.ts';
 import { parseConsoleConfig, STORE_VARIABLES } from '../../src/cli/config/console-config.ts';
-import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
+import { SIDECAR_SOCKET_PATH } from '../../src/contract/values.ts';
 import { destinationFingerprint } from '../../src/publication/fingerprint.ts';
 import { parseDestination } from '../../src/store/destination.ts';
 import { parseAllDocuments } from 'yaml';

@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { unixSocketTransport } from '../../src/client/index.ts';
-import { SIDECAR_SOCKET_PATH } from '../../src/contract/primitives.ts';
+import { SIDECAR_SOCKET_PATH } from '../../src/contract/values.ts';
 import { expectedGapStatusNow, type GapStatus } from '../support/gap-age.ts';
 import { realRepositories, type RealRepositories } from '../support/real-repositories.ts';
 import { SECRETS, SIDECAR_TOKEN, TOKEN_FILE, until, writeSidecarFiles } from '../support/sidecar-scenario.ts';

@@ -11,7 +11,8 @@
  * unknown is written "unknown", never 0. Words follow the spec: "observed recovery coverage",
  * never a restore promise.
  */
-import { isCompleted, type BackupItem, type RecoveryPathItem, type WalGapItem } from '../../contract/collections.ts';
+import type { BackupItem, RecoveryPathItem, WalGapItem } from '../../contract/collections.ts';
+import { isCompleted } from '../../contract/values.ts';
 import { requireCommonSummary } from '../../contract/details-view.ts';
 import type { RepositoryFormat } from '../../format/seam.ts';
 import { adviceFor, needsNoAction } from '../../publication/advice.ts';

@@ -12,15 +12,8 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { dirname } from 'node:path';
-import {
-  CLUSTER_NAME_PATTERN,
-  NAMESPACE_PATTERN,
-  PROVIDERS,
-  SERVER_NAME_PATTERN,
-  SIDECAR_SOCKET_PATH,
-  UID_PATTERN,
-  type Provider,
-} from '../../contract/primitives.ts';
+import type { Provider } from '../../contract/primitives.ts';
+import { CLUSTER_NAME_PATTERN, NAMESPACE_PATTERN, PROVIDERS, SERVER_NAME_PATTERN, SIDECAR_SOCKET_PATH, UID_PATTERN } from '../../contract/values.ts';
 import { defaultFormat, formatIds, formatNamed, registeredFormats } from '../../format/registry.ts';
 import type { RepositoryFormat, RetentionPolicy } from '../../format/seam.ts';
 import { destinationFormHint, parseDestination, providerOfUrl, type Destination } from '../../store/destination.ts';

@@ -6,7 +6,7 @@
  * destination variable in its environment refuses the start, so a mis-composed pod is found at once.
  */
 import { ConsumerConfigError, consumerConfigFrom, type ConsumerSetting } from '../../client/index.ts';
-import { NAMESPACE_PATTERN, UID_PATTERN } from '../../contract/primitives.ts';
+import { NAMESPACE_PATTERN, UID_PATTERN } from '../../contract/values.ts';
 import { LOG_LEVELS, parseListen, type LogLevel } from './config.ts';
 import { EnvReader, type ConfigViolation, type Env } from './env-reader.ts';
 

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BACKUP_STATUSES, BACKUP_TYPES } from '../../contract/collections.ts';
+import { BACKUP_STATUSES, BACKUP_TYPES } from '../../contract/values.ts';
 import { formatLsn, isValidSegmentSize } from '../../postgres/wal.ts';
 import { ERROR_TEXT_MAX, MAX_BACKUP_INFO_BYTES, MAX_BACKUP_NAME_CHARS, READ_FIELDS, parseBackupInfo, type BackupInfo, type BackupInfoProblem, type ReadField } from './backup-info.ts';
 import { parsePythonLiteral, type PyValue } from './python-literal.ts';

@@ -11,7 +11,8 @@
  * Field facts: research barman-cloud-format.md §2 (Barman 3.17 `barman/infofile.py`) and the
  * real files of real-repository.md (Barman 3.4).
  */
-import { BACKUP_STATUSES, type BackupItem } from '../../contract/collections.ts';
+import type { BackupItem } from '../../contract/collections.ts';
+import { BACKUP_STATUSES } from '../../contract/values.ts';
 import { isValidSegmentSize, parseLsn } from '../../postgres/wal.ts';
 import { parsePythonLiteral, type PyValue } from './python-literal.ts';
 

@@ -15,7 +15,7 @@
  * Hex digits must be uppercase: PostgreSQL writes them so and Barman's `hash_dir` uppercases
  * the directory, so a lowercase name is not something the tools produce.
  */
-import { BACKUP_ID_PATTERN } from '../../contract/primitives.ts';
+import { BACKUP_ID_PATTERN } from '../../contract/values.ts';
 import { upperHex8 } from '../../postgres/wal.ts';
 
 export const WAL_COMPRESSIONS = ['gzip', 'bzip2', 'xz', 'snappy', 'zstd', 'lz4'] as const;

@@ -8,7 +8,7 @@
  * that format by its own `holdsAt`, instead of its areas being read as servers. Keys are relative
  * to the destination (the access's base).
  */
-import { SERVER_NAME_PATTERN } from '../../contract/primitives.ts';
+import { SERVER_NAME_PATTERN } from '../../contract/values.ts';
 import type { Discovery, ForeignLayout, ScopeAccess } from '../seam.ts';
 
 const NAME = new RegExp(SERVER_NAME_PATTERN);

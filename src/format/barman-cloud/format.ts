@@ -5,7 +5,7 @@
  * (`retention-policy.ts`), its layout as others recognise it (`layout.ts`), and which of the
  * spec's capabilities the format has.
  */
-import { DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD } from '../../contract/primitives.ts';
+import { DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD } from '../../contract/values.ts';
 import { commonPayload, type RepositoryFormat } from '../seam.ts';
 import { ADVICE } from './advice.ts';
 import { readCatalog } from './backups.ts';

@@ -23,7 +23,8 @@
  *
  * Design: docs/design/stanza-repository.md §Catalog.
  */
-import { COMPLETED_STATUS, type BackupItem } from '../../contract/collections.ts';
+import type { BackupItem } from '../../contract/collections.ts';
+import { COMPLETED_STATUS } from '../../contract/values.ts';
 import { formatLsn, geometry as makeGeometry, splitWalName, type WalGeometry } from '../../postgres/wal.ts';
 import { verdictMaker, type BackupDependency, type BackupLabel, type FormatBackup, type FormatCatalog, type FormatVerdict, type ScopeAccess, type Shelf } from '../seam.ts';
 import { FULL_LABEL_LENGTH, labelType, pgVersionNum, type BackupInfo, type CurrentBackup, type InfoField } from './backup-info.ts';

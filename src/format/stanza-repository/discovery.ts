@@ -9,7 +9,7 @@
  * `holdsAt`), so a Barman cloud repository is named as such. Keys are relative to the destination
  * (the access's base).
  */
-import { SERVER_NAME_PATTERN } from '../../contract/primitives.ts';
+import { SERVER_NAME_PATTERN } from '../../contract/values.ts';
 import type { Discovery, ForeignLayout, ScopeAccess } from '../seam.ts';
 
 const NAME = new RegExp(SERVER_NAME_PATTERN);

@@ -8,8 +8,7 @@
  * other formats see them; and the `stanza-repository/v1alpha1` payload (D-72). Standalone
  * mode only: the sidecar refuses the format (cli/config). Design: docs/design/stanza-repository.md.
  */
-import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY } from '../../contract/primitives.ts';
-import { isCompleted } from '../../contract/collections.ts';
+import { DETAILS_TYPE_STANZA_REPOSITORY, FORMAT_STANZA_REPOSITORY, isCompleted } from '../../contract/values.ts';
 import type { Details } from '../../contract/snapshot.ts';
 import { commonPayload, type DetailsInput, type FormatFacts, type RepositoryFormat } from '../seam.ts';
 import { ADVICE } from './advice.ts';

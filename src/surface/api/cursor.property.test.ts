@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { PAGE_LIMITS } from '../../contract/primitives.ts';
+import { PAGE_LIMITS } from '../../contract/values.ts';
 import { COLLECTIONS } from '../../contract/routes.ts';
 import { CursorCodec, type CursorState } from './cursor.ts';
 

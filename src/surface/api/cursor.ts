@@ -6,7 +6,7 @@
  * process, a changed byte) fails verification and is `invalid-request`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PAGE_LIMITS } from '../../contract/primitives.ts';
+import { PAGE_LIMITS } from '../../contract/values.ts';
 import { COLLECTIONS, type CollectionRoute } from '../../contract/routes.ts';
 
 export type CursorRoute = CollectionRoute;

@@ -18,7 +18,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createLogger } from '../../common/log.ts';
-import { PAGE_LIMITS } from '../../contract/primitives.ts';
+import { PAGE_LIMITS } from '../../contract/values.ts';
 import { COLLECTIONS, type Collection, type CollectionRoute } from '../../contract/routes.ts';
 import { wireViolations } from '../../contract/validate.ts';
 import { BudgetMeter } from '../../evidence/listing.ts';

@@ -14,9 +14,8 @@ import { createServer, IncomingMessage, ServerResponse, type Server, type Server
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WireBody, WireKind } from '../../contract/kinds.ts';
-import { API_VERSION, MEDIA_TYPE, PAGE_LIMITS } from '../../contract/primitives.ts';
+import { API_ERROR_STATUS, API_VERSION, type ApiErrorCode, MEDIA_TYPE, PAGE_LIMITS } from '../../contract/values.ts';
 import { serialize } from '../../contract/serialize.ts';
-import { API_ERROR_STATUS, type ApiErrorCode } from '../../contract/status.ts';
 import type { Logger } from '../../common/log.ts';
 import { detailsView } from '../../publication/details.ts';
 import type { Publication } from '../../publication/publisher.ts';

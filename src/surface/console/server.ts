@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { OPENMETRICS_CONTENT_TYPE } from '../../client/index.ts';
 import type { Logger } from '../../common/log.ts';
-import { API_VERSION } from '../../contract/primitives.ts';
+import { API_VERSION } from '../../contract/values.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { createPageServer, send as sendWith, TEXT } from '../page-server.ts';
 import { PAGE_HEADERS } from '../ui/server.ts';

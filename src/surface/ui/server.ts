@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log.ts';
-import { API_VERSION } from '../../contract/primitives.ts';
+import { API_VERSION } from '../../contract/values.ts';
 import { serialize } from '../../contract/serialize.ts';
 import { createPageServer, send as sendWith, TEXT } from '../page-server.ts';
 import { html } from './html.ts';

@@ -21,7 +21,7 @@
  */
 import { mapLimit } from '../../../src/common/concurrency.ts';
 import { commonSummary } from '../../../src/contract/details-view.ts';
-import { BACKUP_ID_PATTERN, DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD, SERVER_NAME_PATTERN, WAL_NAME_PATTERN } from '../../../src/contract/primitives.ts';
+import { BACKUP_ID_PATTERN, DETAILS_TYPE_ARCHIVE_CLOUD, FORMAT_ARCHIVE_CLOUD, SERVER_NAME_PATTERN, WAL_NAME_PATTERN } from '../../../src/contract/values.ts';
 import { DEFAULT_SEGMENT_SIZE, formatLsn, geometry, parseLsn, parseWalName, positionOfLsn } from '../../../src/postgres/wal.ts';
 import {
   commonPayload,
