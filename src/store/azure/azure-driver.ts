@@ -6,9 +6,10 @@
  * `AZURE_STORAGE_CONNECTION_STRING` by the command line, as Barman reads it), or the SDK's ambient
  * default chain (`DefaultAzureCredential` from `@azure/identity`) against the destination's account
  * URL. List Blobs has no start-after, so the driver skips keys up to it itself and says so
- * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many. A 200 that is
- * no blob listing is `incompatible_format`, never an empty listing. A name XML
- * cannot carry comes percent-encoded (`<Name Encoded="true">`); the SDK decodes it.
+ * (`startAfter: 'emulated'`): the scanner then lists in one range instead of many. List Blobs
+ * answers are read by viewer's own parser in the SDK's pipeline (list-blobs-policy.ts, issue 28).
+ * A 200 that is no blob listing is `incompatible_format`, never an empty listing. A name XML
+ * cannot carry comes percent-encoded (`<Name Encoded="true">`); the parser decodes it.
  */
 import { DefaultAzureCredential } from '@azure/identity';
 import { AzureLogger } from '@azure/logger';
@@ -23,6 +24,7 @@ import { compareKeyBytes } from '../key-order.ts';
 import { parseHttpDate } from '../store-time.ts';
 import { hostPort } from '../network-errors.ts';
 import { azureCustomerKeyRequired, toAzureStoreError as classified } from './classify.ts';
+import { listingOf, useViewerListing } from './list-blobs-policy.ts';
 
 export type AzureCredentials =
   | { readonly mode: 'connection-string-file'; readonly file: string }
@@ -79,6 +81,8 @@ async function serviceClient(c: AzureCredentials): Promise<BlobServiceClient> {
 
 export async function createAzureDriver(options: AzureDriverOptions): Promise<StoreDriver> {
   const container: ContainerClient = (await serviceClient(options.credentials)).getContainerClient(options.container);
+  // List Blobs answers are read by viewer's parser (list-blobs-policy.ts, issue 28).
+  useViewerListing(container);
   const endpoint = hostPort(container.url);
   const toAzureStoreError = (error: unknown, signal?: AbortSignal) => classified(error, signal, endpoint);
   const abort = (signal: AbortSignal) => {
@@ -123,21 +127,20 @@ export async function createAzureDriver(options: AzureDriverOptions): Promise<St
         // No page at all means no request was made: there is no response to take a time from.
         if (result.done === true) return { objects, prefixes, nextToken: null, storeTime: null };
         const page = result.value;
-        const segment = page.segment as { blobItems?: { name: string; properties: { contentLength?: number; lastModified?: Date } }[]; blobPrefixes?: { name: string }[] } | undefined;
-        // A 200 whose body is no EnumerationResults (an HTML page, another document) has no
-        // segment: no listing, never an empty one (the SDK's own conversion of the segment throws
-        // a TypeError for it first).
-        if (typeof segment !== 'object' || segment === null) throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
-        for (const b of segment.blobItems ?? []) {
-          if (request.startAfter !== undefined && compareKeyBytes(b.name, request.startAfter) <= 0) continue;
-          objects.push({ key: b.name, size: b.properties.contentLength ?? Number.NaN, lastModified: b.properties.lastModified ?? null });
+        // Read by viewer's parser in the pipeline (list-blobs-policy.ts), which refuses a 200 that
+        // is no blob listing (an HTML page, another document): no listing, never an empty one.
+        const parsed = listingOf(page._response);
+        if (parsed === undefined) throw new StoreError('incompatible_format', STORE_MESSAGES.incompatible_format);
+        for (const o of parsed.objects) {
+          if (request.startAfter !== undefined && compareKeyBytes(o.key, request.startAfter) <= 0) continue;
+          objects.push(o);
         }
-        for (const p of segment.blobPrefixes ?? []) {
-          if (request.startAfter !== undefined && compareKeyBytes(p.name, request.startAfter) <= 0) continue;
-          prefixes.push(p.name);
+        for (const name of parsed.prefixes) {
+          if (request.startAfter !== undefined && compareKeyBytes(name, request.startAfter) <= 0) continue;
+          prefixes.push(name);
         }
         // The last page carries an empty marker, not an absent one.
-        const next = page.continuationToken;
+        const next = parsed.nextMarker;
         // The raw `Date` header, read strictly (the SDK's parsed `page.date` is a lenient `new Date()`).
         return { objects, prefixes, nextToken: typeof next === 'string' && next !== '' ? next : null, storeTime: parseHttpDate(page._response.headers.get('date')) };
       } catch (error) {
