@@ -16,7 +16,7 @@ if (major < 24) {
 // NODE_OPTIONS, as the pod's manifest does), the process replaces itself once with Node started
 // with the size measured for viewer. process.execve keeps the PID, the environment and the open
 // descriptors; where it is missing or refused, viewer runs on V8's default.
-const YOUNG_GENERATION_FLAG = '--max-semi-space-size=2';
+const YOUNG_GENERATION_FLAG = '--max-semi-space-size=4';
 const chosen = [...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].some((flag) => /--max[-_]semi[-_]space[-_]size/.test(flag));
 if (!chosen && typeof process.execve === 'function') {
   try {

@@ -35,13 +35,13 @@ async function version(env: Record<string, string>, nodeFlags: readonly string[]
 }
 
 describe('the executable starts Node for viewer', () => {
-  it('without a chosen young generation, the same process restarts once with --max-semi-space-size=2', async () => {
+  it('without a chosen young generation, the same process restarts once with --max-semi-space-size=4', async () => {
     const r = await version({});
     assert.equal(r.status, 0);
     assert.match(r.stdout, /^viewer /);
     assert.equal(r.starts.length, 2, 'the first Node and the one it became');
     assert.ok(r.starts.every((s) => s.pid === r.pid), 'one PID throughout: a signal to it reaches viewer');
-    assert.deepEqual(r.starts[1]?.execArgv, ['--max-semi-space-size=2', `--import=${PROBE}`], 'the flag, then the user\'s own flags');
+    assert.deepEqual(r.starts[1]?.execArgv, ['--max-semi-space-size=4', `--import=${PROBE}`], 'the flag, then the user\'s own flags');
   });
 
   it('a size the user chose, as a flag or in NODE_OPTIONS, is kept and nothing restarts', async () => {

@@ -187,7 +187,7 @@ describe('the two-container pod under podman', { skip: skipPodman }, () => {
     // Each container has its own PID namespace (as in Kubernetes): node is PID 1 and must handle SIGTERM itself.
     assert.deepEqual(inContainer(viewerName, facts), { uid: VIEWER_UID, groups: [VIEWER_UID, SHARED_GID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: true, pid1: [NODE, VIEWER_JS] });
     // The console's container sets no NODE_OPTIONS: the executable restarted PID 1 in place with its young generation (D-129).
-    assert.deepEqual(inContainer(consoleName, facts), { uid: CONSOLE_UID, groups: [SHARED_GID, CONSOLE_UID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: false, pid1: [NODE, '--max-semi-space-size=2', VIEWER_JS, 'console'] });
+    assert.deepEqual(inContainer(consoleName, facts), { uid: CONSOLE_UID, groups: [SHARED_GID, CONSOLE_UID], caps: '0000000000000000', nnp: '1', root: 'EROFS', store: false, pid1: [NODE, '--max-semi-space-size=4', VIEWER_JS, 'console'] });
     const [inspected] = JSON.parse(podman(['container', 'inspect', consoleName])) as [{ Config: { Env: string[] } }];
     assert.deepEqual(inspected.Config.Env.filter((e) => /^(STORE_|DESTINATION_PATH|AWS_|EVIDENCE_TOKEN_FILE)/.test(e)), [], 'no object-store credential or destination in the console');
   });
