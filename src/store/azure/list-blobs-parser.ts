@@ -27,6 +27,7 @@ import { StoreError } from '../../common/errors.ts';
 import type { StoreObject } from '../driver.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 import { parseHttpDate } from '../store-time.ts';
+import { decodeXmlReferences } from '../xml-text.ts';
 
 /** One List Blobs answer as the driver uses it; names decoded. */
 export interface ParsedBlobListing {
@@ -101,7 +102,7 @@ export function parseListBlobs(xml: string): ParsedBlobListing {
     const lt = xml.indexOf('<', i);
     const end = lt === -1 ? n : lt;
     if (end > i) {
-      if (field !== 0) text += decodeEntities(xml.slice(i, end));
+      if (field !== 0) text += decodeXmlReferences(xml.slice(i, end), malformedBlobListing);
       else if (names.length === 0) outsideText(xml, i, end);
     }
     if (lt === -1) break;
@@ -243,19 +244,3 @@ function outsideText(xml: string, s: number, e: number): void {
   for (let k = s; k < e; k++) if (!isSpace(xml.charCodeAt(k))) throw malformedBlobListing('text outside the listing');
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(/&(?:#x([0-9a-fA-F]{1,6})|#(\d{1,7})|([a-zA-Z][a-zA-Z0-9]{0,30}))?(;)?/g, (_m, hex: string | undefined, dec: string | undefined, named: string | undefined, semi: string | undefined) => {
-    if (semi === undefined) throw malformedBlobListing('a bare ampersand');
-    if (named !== undefined) {
-      const v = ENTITIES[named];
-      if (v === undefined) throw malformedBlobListing('an unknown entity');
-      return v;
-    }
-    const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
-    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw malformedBlobListing('a character reference to no character');
-    return String.fromCodePoint(code);
-  });
-}

@@ -37,6 +37,7 @@ import { StoreError } from '../../common/errors.ts';
 import type { StoreObject } from '../driver.ts';
 import { STORE_MESSAGES } from '../messages.ts';
 import { listedName } from './listing-names.ts';
+import { decodeXmlReferences } from '../xml-text.ts';
 
 /** One ListObjectsV2 answer as the driver uses it; keys and prefixes decoded. */
 export interface ParsedListing {
@@ -438,7 +439,7 @@ export class ListObjectsParser {
     let text = '';
     for (let k = 0; k < pieces.length; k += 3) {
       const raw = normaliseLineEnds(b.toString('utf8', pieces[k], pieces[k + 1]));
-      text += pieces[k + 2] === P_CDATA ? raw : decodeEntities(raw);
+      text += pieces[k + 2] === P_CDATA ? raw : decodeXmlReferences(raw, malformedListing);
     }
     return text.trim() === '' && text.includes('\n') ? '' : text;
   }
@@ -537,23 +538,6 @@ function normaliseLineEnds(s: string): string {
   return s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s;
-  // Every & must start a reference the SDK's pattern reads; an unknown name or a bare & is refused.
-  return s.replace(/&(?:#x([0-9a-fA-F]{1,6})|#(\d{1,7})|([a-zA-Z][a-zA-Z0-9]{0,30}))?(;)?/g, (_m, hex: string | undefined, dec: string | undefined, named: string | undefined, semi: string | undefined) => {
-    if (semi === undefined) throw malformedListing('a bare ampersand');
-    if (hex !== undefined || dec !== undefined) {
-      const code = hex !== undefined ? parseInt(hex, 16) : parseInt(dec as string, 10);
-      if (code > 0x10ffff) throw malformedListing('a character reference out of range');
-      return String.fromCodePoint(code);
-    }
-    const value = named === undefined ? undefined : ENTITIES[named];
-    if (value === undefined) throw malformedListing('an unknown entity');
-    return value;
-  });
-}
 
 /** `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fffZ` as the SDK reads them; null for any other form. */
 function fastRfc3339(b: Buffer, s: number, e: number): Date | null {
