@@ -20,7 +20,6 @@ import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { StoreError } from '../../src/common/errors.ts';
 import { createAzureDriver } from '../../src/store/azure/azure-driver.ts';
 import type { StoreDriver } from '../../src/store/driver.ts';
-import { AZURITE_ENCODED_NAMES } from '../support/azurite-encoded-names.ts';
 import { AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite.ts';
 import { ODD_KEYS } from './odd-keys.ts';
 
@@ -73,14 +72,7 @@ describe('List Blobs with viewer\'s parser and with the SDK\'s, on Azurite', () 
   const keys = [...ODD_KEYS.map((k) => `odd/${k}`), ...Array.from({ length: 0x7f }, (_, i) => `byte/${(i + 1).toString(16).padStart(2, '0')}-${String.fromCharCode(i + 1)}`), ...NON_ASCII, ...LONG, ...Array.from({ length: 40 }, (_, i) => `plain/d${i % 4}/k${i}`)];
 
   before(async () => {
-    const saved = process.env['NODE_OPTIONS'];
-    process.env['NODE_OPTIONS'] = `${saved ?? ''} --import=${AZURITE_ENCODED_NAMES}`.trim();
-    try {
-      azurite = await startAzurite();
-    } finally {
-      if (saved === undefined) delete process.env['NODE_OPTIONS'];
-      else process.env['NODE_OPTIONS'] = saved;
-    }
+    azurite = await startAzurite({ encodedNames: true });
     container = BlobServiceClient.fromConnectionString(azurite.connectionString()).getContainerClient('differential');
     await container.create();
     for (const [i, k] of keys.entries()) await container.getBlockBlobClient(k).upload('x'.repeat(i % 5), i % 5);

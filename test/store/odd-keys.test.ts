@@ -17,7 +17,6 @@ import { createAzureDriver } from '../../src/store/azure/azure-driver.ts';
 import { createGcsDriver } from '../../src/store/gcs/gcs-driver.ts';
 import { createS3Driver } from '../../src/store/s3/s3-driver.ts';
 import { startAzurite, type Azurite } from '../support/azurite.ts';
-import { AZURITE_ENCODED_NAMES } from '../support/azurite-encoded-names.ts';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.ts';
 import { realRepositories } from '../support/real-repositories.ts';
 import { ODD_KEYS, oddKeySuite } from './odd-keys.ts';
@@ -51,15 +50,7 @@ describe('odd keys on Azure (Azurite answering as Azure)', () => {
   const prefix = 'odd/';
 
   before(async () => {
-    // startAzurite passes this process's environment on to Azurite: the preload goes in for that one spawn.
-    const saved = process.env['NODE_OPTIONS'];
-    process.env['NODE_OPTIONS'] = `${saved ?? ''} --import=${AZURITE_ENCODED_NAMES}`.trim();
-    try {
-      azurite = await startAzurite();
-    } finally {
-      if (saved === undefined) delete process.env['NODE_OPTIONS'];
-      else process.env['NODE_OPTIONS'] = saved;
-    }
+    azurite = await startAzurite({ encodedNames: true });
     const container = BlobServiceClient.fromConnectionString(azurite.connectionString()).getContainerClient('odd-keys');
     await container.create();
     for (const k of ODD_KEYS) await container.getBlockBlobClient(prefix + k).upload(prefix + k, Buffer.byteLength(prefix + k));

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
+import { AZURITE_ENCODED_NAMES } from './azurite-encoded-names.ts';
 
 export const AZURITE_ACCOUNT = 'devstoreaccount1';
 /** The emulator's well-known development key (public, documented by Microsoft). */
@@ -22,13 +23,16 @@ export interface Azurite {
 export interface AzuriteOptions {
   /** PEM files of a certificate for 127.0.0.1 and its key: serve https and accept bearer tokens. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Answer as Azure does for names XML cannot carry (`Encoded="true"`, azurite-encoded-names.ts). */
+  readonly encodedNames?: boolean;
 }
 
 export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurite> {
   const main = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
   const tls = options.tls === undefined ? [] : ['--cert', options.tls.certFile, '--key', options.tls.keyFile, '--oauth', 'basic'];
   const args = [main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry', ...tls];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = options.encodedNames === true ? { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${AZURITE_ENCODED_NAMES}`.trim() } : process.env;
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const scheme = options.tls === undefined ? 'http' : 'https';
   const port = await new Promise<string>((resolve, reject) => {
     let out = '';
