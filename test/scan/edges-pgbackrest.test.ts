@@ -104,8 +104,8 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
   let switchOffset: number;
   /** The position of the deleted timeline-1 segment. */
   let lost: number;
-  /** F2's archive stop on timeline 1 (its archive start is before). */
-  let f2Stop: number;
+  /** D2's archive stop on timeline 1, both of its neighbours archived. */
+  let d2Stop: number;
   /** A timeline-2 segment after its first, halfway along its listing: where a contradicted history puts the switch. */
   let contradictedAt: number;
   /** The key (relative to the repository root) under which pgBackRest stored a WAL segment: `<name>-<sha1>.<ext>`. */
@@ -172,13 +172,14 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
     assert.ok(onTimeline1.has(lost - 1) && onTimeline1.has(lost + 1), `the deleted ${pg.deletedWal} has both neighbours archived (its successor received after it)`);
     // The backups' archive windows against the lost segment and the switch.
     const windowOfF2 = archiveWindow(f2, 1);
-    f2Stop = windowOfF2.stop;
-    assert.ok(f2Stop + 1 < lost, `F2's archive stop ${wal(1, f2Stop)} lies before the deleted segment's predecessor (F2 needs it, and its gap is apart from the lost one)`);
+    assert.ok(windowOfF2.stop < lost, `F2's archive stop ${wal(1, windowOfF2.stop)} lies before the deleted segment (F2's paths stop there)`);
     for (const id of [d2, i2]) {
       const { start, stop } = archiveWindow(id, 1);
       assert.ok(lost + 1 < start, `${id}'s archive start ${wal(1, start)} lies after the deleted segment's successor (the hole has no retention shape, and ${id} needs none of F2's WAL)`);
       assert.ok(stop < switchAt - 1, `${id}'s archive stop ${wal(1, stop)} lies before the segment before the switch (a switch declared one segment earlier still follows it)`);
     }
+    // F2's stop may be the first segment expire left (then losing it is no gap, only WAL before the archive's start); D2's is never.
+    d2Stop = archiveWindow(d2, 1).stop;
     for (let position = windowOfF2.start; position < switchAt; position++)
       if (position !== lost) assert.ok(onTimeline1.has(position), `timeline 1 is archived from F2's archive start to the switch but for the deleted segment: ${wal(1, position)}`);
     for (const id of timeline2) assert.ok(archiveWindow(id, 2).start > switchAt, `${id} needs nothing of timeline 2's head ${pg.main.firstTimeline2Wal}`);
@@ -361,9 +362,11 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
   });
 
   it('7. a segment stored under two checksums: archive-get refuses it, so the position is missing for the backup that needs it', async () => {
-    // F2 needs its archive start through its stop; a second copy of the stop segment with another
+    // D2 needs its archive start through its stop; a second copy of the stop segment with another
     // SHA-1 in its name, of a size a gzip segment can have, so only the two checksums make it unrestorable.
-    const name = wal(1, f2Stop);
+    // Its neighbours are archived (before: after the deleted segment's successor, before the switch's predecessor).
+    assert.ok(lost + 1 < d2Stop && d2Stop + 1 < switchAt);
+    const name = wal(1, d2Stop);
     const key = segmentKey(name);
     const body = Buffer.alloc(20_000, 7);
     const sha = createHash('sha1').update(body).digest('hex');
@@ -371,17 +374,17 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
     await copy.put(`${key.slice(0, key.lastIndexOf('/') + 1)}${name}-${sha}.gz`, body);
     const { evidence, publication: p } = await copy.scan(options);
     assert.deepEqual([evidence.unrestorableSegments, evidence.implausibleSegments, evidence.walCounts.duplicate], [1, 0, 1]);
-    assert.deepEqual(gaps(p), [[1, wal(1, f2Stop), wal(1, f2Stop), 'candidate'], [1, wal(1, lost), wal(1, lost), 'candidate']]);
-    assert.deepEqual(sr(backup(p, f2)), ['unknown', 'required-wal-candidate-gap']);
-    // D2 and I2 depend on F2's artifacts, not on its consistency WAL.
-    for (const id of [d2, i2]) assert.deepEqual(sr(backup(p, id)), ['healthy', 'structurally-usable'], id);
+    assert.deepEqual(gaps(p), [[1, wal(1, lost), wal(1, lost), 'candidate'], [1, wal(1, d2Stop), wal(1, d2Stop), 'candidate']]);
+    assert.deepEqual(sr(backup(p, d2)), ['unknown', 'required-wal-candidate-gap']);
+    // F2 needs none of D2's WAL; I2 depends on D2's artifacts, not on its consistency WAL.
+    for (const id of [f2, i2]) assert.deepEqual(sr(backup(p, id)), ['healthy', 'structurally-usable'], id);
     // The gap rule comes before the copy rule in the WAL state: a gap is the graver finding.
     assert.deepEqual(sr(summary(p).wal), ['warning', 'wal-gap-candidate']);
     assert.deepEqual(sr(capability(p, 'structural-artifact-validation')), ['unknown', 'completed-backup-unknown']);
     notHealthy(p, 'wal');
     // Once the archive has moved past it, the position is lost WAL.
     const { publication: confirmed } = await copy.scan({ ...options, gapSettle: AT_ONCE });
-    assert.deepEqual(sr(backup(confirmed, f2)), ['unhealthy', 'required-wal-missing']);
+    assert.deepEqual(sr(backup(confirmed, d2)), ['unhealthy', 'required-wal-missing']);
     assert.deepEqual(sr(summary(confirmed).wal), ['unhealthy', 'wal-gap-confirmed']);
     assert.deepEqual(sr(capability(confirmed, 'structural-artifact-validation')), ['unhealthy', 'completed-backup-unhealthy']);
   });
