@@ -71,6 +71,7 @@ describe('summaries at the edges of timelines, on the repository Barman wrote (o
     tl2 = repos.objects(SERVER).flatMap((o) => /\/wals\/0000000200000000\/(00000002[0-9A-F]{16})(\.[a-z0-9]+)?$/.exec(o.key)?.[1] ?? []).map(positionOf).sort((a, b) => a - b);
     assert.equal(tl2[0], fork, 'timeline 2 begins with the segment holding its switch');
     assert.ok(tl2.length >= 2, 'timeline 2 archived more than its first segment');
+    assert.deepEqual(tl2, tl2.map((_, i) => fork + i), "timeline 2's segments are consecutive from the switch's (its lost head is exactly the switch's segment)");
     lost = positionOf(repos.facts['DELETED_WAL'] ?? '');
     const list = repos.backupList(SERVER);
     const placed = (id: string) => list.find((b) => b.backup_id === id);
@@ -78,6 +79,7 @@ describe('summaries at the edges of timelines, on the repository Barman wrote (o
     assert.ok(e1?.timeline === 1 && e2?.timeline === 1 && e3?.timeline === 2, 'B1 and B2 on timeline 1, B3 on timeline 2');
     [b1End, b2Begin] = [positionOf(e1.end_wal ?? ''), positionOf(e2.begin_wal ?? '')];
     assert.ok(b1End < lost && lost < b2Begin, 'the deleted segment lies between B1 and B2');
+    assert.ok(positionOf(e3.begin_wal ?? '') > fork, "B3 begins after timeline 2's first segment (it needs nothing of the head the cases lose)");
     assert.ok(positionOf(e2.end_wal ?? '') + 1 < fork, 'B2 ended more than a segment before the switch');
     assert.ok(repos.objects(SERVER).some((o) => o.key.endsWith(`/${wal(1, lost + 1)}.gz`) || o.key.endsWith(`/${wal(1, lost + 1)}`)), 'the deleted segment has a successor');
   });

@@ -180,6 +180,7 @@ describe('summaries at the edges of timelines, on the repository pgBackRest wrot
     }
     // F2's stop may be the first segment expire left (then losing it is no gap, only WAL before the archive's start); D2's is never.
     d2Stop = archiveWindow(d2, 1).stop;
+    assert.ok(archiveWindow(i2, 1).start > d2Stop, `I2's archive start lies after D2's stop ${wal(1, d2Stop)} (I2 needs none of D2's WAL)`);
     for (let position = windowOfF2.start; position < switchAt; position++)
       if (position !== lost) assert.ok(onTimeline1.has(position), `timeline 1 is archived from F2's archive start to the switch but for the deleted segment: ${wal(1, position)}`);
     for (const id of timeline2) assert.ok(archiveWindow(id, 2).start > switchAt, `${id} needs nothing of timeline 2's head ${pg.main.firstTimeline2Wal}`);
