@@ -37,8 +37,10 @@ export async function publishCorpus(o: CorpusPublicationOptions) {
   const driver = o.driver ?? new CorpusDriver(o.corpus);
   const startedAt = new Date();
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   const evidence = await scanScope({ format, server: o.server, root: o.corpus.spec.root, driver, signal: new AbortController().signal, meter, concurrency: o.concurrency, ...publisher.nextScan });
   const publication = publisher.complete(evidence, { startedAt, finishedAt: new Date(), pages: meter.pages, objects: meter.objects });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { publisher, evidence, publication, ms, listed: meter.objects };
+  const cpu = process.cpuUsage(cpu0);
+  return { publisher, evidence, publication, ms, cpuMs: (cpu.user + cpu.system) / 1000, listed: meter.objects };
 }

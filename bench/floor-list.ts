@@ -4,8 +4,9 @@
  * SDK's own SigV4 signer, sent with node:http on one kept-alive socket and read by viewer's parser;
  * nothing else: no middleware, retries, endpoint rules or credential chain, and no module beyond
  * those three, so the process's CPU is start-up, HTTP, signing and parsing. Prints
- * `{"keys":…,"bytes":…}`. The bench store's credentials come from `BENCH_ACCESS_KEY_ID` and
- * `BENCH_SECRET_ACCESS_KEY` (bench/s3.ts defines them; importing it would load the SDK's client).
+ * `{"keys":…,"bytes":…,"loopCpuMs":…}`, the last the listing loop's own CPU (start-up excluded).
+ * The bench store's credentials come from `BENCH_ACCESS_KEY_ID` and `BENCH_SECRET_ACCESS_KEY`
+ * (bench/s3.ts defines them; importing it would load the SDK's client).
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -20,6 +21,7 @@ async function floor(endpoint: string, bucket: string, root: string): Promise<vo
   let keys = 0;
   let bytes = 0;
   let token: string | null = null;
+  const cpu0 = process.cpuUsage();
   do {
     const query: Record<string, string> = { 'list-type': '2', prefix: root, 'max-keys': '1000', 'encoding-type': 'url', ...(token === null ? {} : { 'continuation-token': token }) };
     const signed = await signer.sign({ method: 'GET', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: `/${bucket}`, query, headers: { host: url.host, 'x-amz-content-sha256': EMPTY_SHA256 } });
@@ -45,8 +47,9 @@ async function floor(endpoint: string, bucket: string, root: string): Promise<vo
     for (const o of page.objects) bytes += o.size;
     token = page.nextContinuationToken;
   } while (token !== null);
+  const cpu = process.cpuUsage(cpu0);
   agent.destroy();
-  process.stdout.write(`${JSON.stringify({ keys, bytes })}\n`);
+  process.stdout.write(`${JSON.stringify({ keys, bytes, loopCpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
 }
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');

@@ -54,6 +54,7 @@ const facts = ((scan: Scan) => ({
   listed: scan.listed,
   requests: driver.requests,
   scan_ms: scan.ms,
+  scan_cpu_ms: scan.cpuMs,
   keys_per_s: corpus.size / (scan.ms / 1000),
   ranges: scan.publication.walRanges.length,
   gaps: scan.publication.walGaps.length,

@@ -20,6 +20,16 @@
  *   user's cache directory) pays once;
  * - `scan_new`: the same with `--viewer=<path>` (a copy of viewer whose S3 driver uses the new
  *   command), when given.
+ * The parts of a scan, for the sum that bounds what any change of viewer's code can reach (not with `--root`):
+ * - `node`: Node.js starting and exiting;
+ * - `sdk_import`: bench/sdk-import.ts, Node loading the SDK's S3 client, credential chain and HTTP
+ *   handler (compile cache on), nothing else;
+ * - `empty_scan`: `viewer scan` of a prefix that holds nothing: start-up, configuration, the SDK
+ *   client, discovery's requests and the output, every cost a scan pays before its first key;
+ * - `evidence`: bench/inprocess-scan.ts on the same corpus with its keys built before the clock:
+ *   scanScope and the publisher, the CPU of the code after the store driver;
+ * - the `viewer` and `floor` cases also report their listing loop's own CPU (`loopCpuMs`), start-up
+ *   excluded: the difference is the SDK's stack per request.
  * The cases run round-robin, the order rotating each round, each ratio paired within its round,
  * and every figure is the median over the rounds with the lowest and highest beside it (the
  * method of docs/performance.md; these machines drift by a third within an hour).
@@ -56,6 +66,7 @@ async function child(mode: string, endpoint: string, bucket: string, root: strin
   let keys = 0;
   let bytes = 0;
   let token: string | undefined;
+  const cpu0 = process.cpuUsage();
   do {
     const input = { Bucket: bucket, Prefix: root, MaxKeys: 1000, EncodingType: 'url' as const, ...(token === undefined ? {} : { ContinuationToken: token }) };
     let objects: readonly StoreObject[];
@@ -73,8 +84,9 @@ async function child(mode: string, endpoint: string, bucket: string, root: strin
     keys += objects.length;
     for (const o of objects) bytes += o.size;
   } while (token !== undefined);
+  const cpu = process.cpuUsage(cpu0);
   s3.destroy();
-  process.stdout.write(`${JSON.stringify({ keys, bytes })}\n`);
+  process.stdout.write(`${JSON.stringify({ keys, bytes, loopCpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
 }
 
 interface Measured {
@@ -172,6 +184,33 @@ async function main(): Promise<void> {
       if (check !== 'ok') fail(`${viewer} scan disagrees with the corpus: ${check}`);
       return r;
     };
+    const compileCache = { NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') };
+    const parts: Record<string, () => Promise<Measured>> = {
+      node: () => timed([NODE, '-e', ''], {}, dir),
+      sdk_import: async () => {
+        const r = await timed([NODE, join(HERE, 'sdk-import.ts')], compileCache, dir);
+        if (r.status !== 0) fail(`sdk-import.ts exited ${String(r.status)}: ${r.stderr.trim().slice(-300)}`);
+        return r;
+      },
+      empty_scan: async () => {
+        const r = await timed([NODE, base, 'scan'], {
+          DESTINATION_PATH: `s3://${BUCKET}/list-cpu-nothing-here`,
+          ARCHIVE_SERVER_NAMES: 'main',
+          STORE_ENDPOINT_URL: ENDPOINT,
+          STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+          STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+        }, dir);
+        const objects = r.status === 0 ? (JSON.parse(r.stdout) as { snapshot: { inventory: { object_count: number | null } } }).snapshot.inventory.object_count : -1;
+        if (objects !== 0) fail(`the empty scan exited ${String(r.status)} with ${String(objects)} objects: ${r.stderr.trim().slice(-300)}`);
+        return r;
+      },
+      evidence: async () => {
+        const r = await timed([NODE, '--expose-gc', join(HERE, 'inprocess-scan.ts'), String(spec.segments), String(spec.seed), '8', 'materialized'], {}, dir);
+        const out = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number; truth: string }) : null;
+        if (out?.keys !== truth.objects || out.truth !== 'ok') fail(`the in-process scan disagrees with the corpus: ${r.stdout.trim().slice(-300)} ${r.stderr.trim().slice(-300)}`);
+        return r;
+      },
+    };
     const cases: Record<string, () => Promise<Measured>> = {
       start: listing('start'),
       sdk: listing('sdk'),
@@ -183,7 +222,7 @@ async function main(): Promise<void> {
         return r;
       },
       bare,
-      ...(only === undefined ? { scan: scan(base), scan_cold: scan(base, true) } : {}),
+      ...(only === undefined ? { scan: scan(base), scan_cold: scan(base, true), ...parts } : {}),
       ...(patched === undefined || only !== undefined ? {} : { scan_new: scan(patched) }),
     };
     const names = Object.keys(cases);
@@ -225,6 +264,28 @@ async function main(): Promise<void> {
       row('scan_new_peak_rss_mib', col('scan_new', (m) => m.rssMiB), 1, 'default flags; target <= 150');
     }
     row('start_cpu_s', col('start', (m) => m.cpu), 3, 'node + SDK import, no listing');
+    if (only === undefined) {
+      const json = (name: string, field: string) => col(name, (m) => (JSON.parse(m.stdout) as Record<string, number>)[field] as number / 1000);
+      const floorLoop = json('floor', 'loopCpuMs');
+      const viewerLoop = json('viewer', 'loopCpuMs');
+      const evidence = json('evidence', 'scan_cpu_ms');
+      const pages = Math.ceil(truth.objects / 1000);
+      const at = (name: string, i: number) => col(name, (m) => m.cpu)[i] as number;
+      // The parts a scan cannot do without, each measured alone in the same round.
+      const withoutSdk = col('bare', (m) => m.cpu).map((bareCpu, i) => (at('floor', i) + (at('empty_scan', i) - at('sdk_import', i)) + (evidence[i] as number)) / bareCpu);
+      const withSdk = col('bare', (m) => m.cpu).map((bareCpu, i) => (at('floor', i) + (at('empty_scan', i) - at('node', i)) + ((viewerLoop[i] as number) - (floorLoop[i] as number)) + (evidence[i] as number)) / bareCpu);
+      log('\n| part (CPU, median of the rounds) | median | spread (rounds) |');
+      log('|---|---|---|');
+      row('node_cpu_s', col('node', (m) => m.cpu), 3, 'Node.js starting and exiting');
+      row('sdk_import_cpu_s', col('sdk_import', (m) => m.cpu), 3, "Node loading the SDK's S3 client, credential chain and HTTP handler, compile cache on");
+      row('empty_scan_cpu_s', col('empty_scan', (m) => m.cpu), 3, 'viewer scan of a prefix holding nothing');
+      row('evidence_cpu_s', evidence, 3, 'scanScope and the publisher in-process, keys built before the clock');
+      row('floor_loop_cpu_s', floorLoop, 3, "the floor's listing loop alone");
+      row('viewer_loop_cpu_s', viewerLoop, 3, "the SDK's stack with viewer's parser, the listing loop alone");
+      row('sdk_ms_per_request', viewerLoop.map((v, i) => ((v - (floorLoop[i] as number)) / pages) * 1000), 2, `the SDK's stack per listing request above the floor's, ${pages} requests`);
+      row('parts_with_sdk_vs_bare', withSdk, 3, "floor + empty scan - node + the SDK's stack per request + evidence, over bare: what the scan could reach with the SDK's stack kept");
+      row('parts_without_sdk_vs_bare', withoutSdk, 3, "floor + empty scan - SDK import + evidence, over bare: with a request stack of viewer's own at the floor's cost");
+    }
     log('\n| case | CPU s (median) | wall s (median) | peak RSS MiB (median) | CPU s by round |');
     log('|---|---|---|---|---|');
     for (const n of names) log(`| ${n} | ${median(col(n, (m) => m.cpu)).toFixed(2)} | ${median(col(n, (m) => m.wall)).toFixed(2)} | ${median(col(n, (m) => m.rssMiB)).toFixed(1)} | ${col(n, (m) => m.cpu).map((c) => c.toFixed(2)).join(' ')} |`);
