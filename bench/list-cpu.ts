@@ -1,5 +1,5 @@
 /**
- * `node bench/list-cpu.ts [--quick] [--rounds=N] [--base-viewer=<bin/viewer.js>] [--viewer=<bin/viewer.js of a build to compare>]`:
+ * `node bench/list-cpu.ts [--quick] [--rounds=N] [--synthetic=<segments>] [--base-viewer=<bin/viewer.js>] [--viewer=<bin/viewer.js of a build to compare>]`:
  * the client's CPU for listing the bench corpus (issue 28), whole processes as the user runs them.
  *
  * Cases, each its own process under GNU time (user + sys CPU and peak RSS, start-up included):
@@ -34,6 +34,10 @@
  * and every figure is the median over the rounds with the lowest and highest beside it (the
  * method of docs/performance.md; these machines drift by a third within an hour).
  *
+ * `--synthetic=<segments>` lists a corpus of that many segments served by bench/synthetic-s3.ts
+ * (generated on demand, never stored; the server runs in this process, whose CPU no case counts)
+ * instead of the Swift store: the same figures at 1 M keys without loading a million objects.
+ *
  * `--root=<prefix>` runs only the listing cases (start, sdk, viewer, bare) over every key already
  * in the bench store under that prefix (another bench's corpus, e.g. `bench-fleet/`), without
  * loading the corpus: the parser figures without the 10-minute load.
@@ -47,6 +51,7 @@ import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Corpus, STORE_CORPORA } from './corpus.ts';
 import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, SECRET_ACCESS_KEY, client, ensureStore, loadCorpus } from './s3.ts';
+import { startSyntheticS3, type SyntheticS3 } from './synthetic-s3.ts';
 import { compareTruth } from './truth.ts';
 import { ViewerListObjectsV2Command } from '../src/store/s3/list-command.ts';
 import { listedName } from '../src/store/s3/listing-names.ts';
@@ -133,17 +138,29 @@ async function main(): Promise<void> {
   const patched = process.argv.find((a) => a.startsWith('--viewer='))?.slice('--viewer='.length);
   const base = process.argv.find((a) => a.startsWith('--base-viewer='))?.slice('--base-viewer='.length) ?? join(HERE, '..', 'bin', 'viewer.js');
   const only = process.argv.find((a) => a.startsWith('--root='))?.slice('--root='.length);
-  const spec = quick ? STORE_CORPORA.quick : STORE_CORPORA.full;
+  const syntheticText = process.argv.find((a) => a.startsWith('--synthetic='))?.slice('--synthetic='.length);
+  const synthetic = syntheticText === undefined ? undefined : Number(syntheticText);
+  if (synthetic !== undefined && (!Number.isInteger(synthetic) || synthetic < 1000 || only !== undefined)) fail('--synthetic=<segments> takes a whole number of at least 1000, without --root');
+  const spec = synthetic !== undefined ? { ...STORE_CORPORA.full, segments: synthetic } : quick ? STORE_CORPORA.quick : STORE_CORPORA.full;
   log(`list-cpu${quick ? ' --quick' : ''}: ${new Date().toISOString()}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}, node ${process.version}`);
-  ensureStore(log);
   let truth: { readonly objects: number } & Partial<Corpus['truth']>;
   let root: string = spec.root;
-  if (only === undefined) {
+  let server: SyntheticS3 | null = null;
+  let endpoint = ENDPOINT;
+  if (synthetic !== undefined) {
+    const corpus = new Corpus(spec);
+    server = await startSyntheticS3(corpus);
+    endpoint = server.endpoint;
+    truth = corpus.truth;
+    log(`corpus: ${truth.objects} objects served by bench/synthetic-s3.ts on ${endpoint} (not stored; its CPU is not counted)`);
+  } else if (only === undefined) {
+    ensureStore(log);
     const corpus = new Corpus(spec);
     const loaded = await loadCorpus(corpus, log);
     truth = corpus.truth;
     log(`corpus: ${truth.objects} objects in s3://${BUCKET}/${spec.root}${loaded > 0 ? `, loaded in ${loaded.toFixed(0)} s` : ', already loaded'}`);
   } else {
+    ensureStore(log);
     root = only;
     const r = await timed([NODE, join(HERE, 'bare-list.ts'), 'flat', ENDPOINT, BUCKET, root], {}, tmpdir());
     truth = { objects: r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : fail(`cannot list ${root}`) };
@@ -155,13 +172,13 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'secret'), `${SECRET_ACCESS_KEY}\n`);
     const self = join(HERE, 'list-cpu.ts');
     const listing = (mode: string) => async () => {
-      const r = await timed([NODE, self, 'child', mode, ENDPOINT, BUCKET, root], {}, dir);
+      const r = await timed([NODE, self, 'child', mode, endpoint, BUCKET, root], {}, dir);
       const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
       if (keys !== (mode === 'start' ? 0 : truth.objects)) fail(`${mode} listed ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim().slice(-300)}`);
       return r;
     };
     const bare = async () => {
-      const r = await timed([NODE, join(HERE, 'bare-list.ts'), 'flat', ENDPOINT, BUCKET, root], {}, dir);
+      const r = await timed([NODE, join(HERE, 'bare-list.ts'), 'flat', endpoint, BUCKET, root], {}, dir);
       const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
       if (keys !== truth.objects) fail(`bare flat listing saw ${keys} keys, the corpus has ${truth.objects}`);
       return r;
@@ -171,7 +188,7 @@ async function main(): Promise<void> {
         ...(cold ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}),
         DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
         ARCHIVE_SERVER_NAMES: spec.root.split('/')[1] as string,
-        STORE_ENDPOINT_URL: ENDPOINT,
+        STORE_ENDPOINT_URL: endpoint,
         STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
         STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
       }, dir);
@@ -196,7 +213,7 @@ async function main(): Promise<void> {
         const r = await timed([NODE, base, 'scan'], {
           DESTINATION_PATH: `s3://${BUCKET}/list-cpu-nothing-here`,
           ARCHIVE_SERVER_NAMES: 'main',
-          STORE_ENDPOINT_URL: ENDPOINT,
+          STORE_ENDPOINT_URL: endpoint,
           STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
           STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
         }, dir);
@@ -216,7 +233,7 @@ async function main(): Promise<void> {
       sdk: listing('sdk'),
       viewer: listing('viewer'),
       floor: async () => {
-        const r = await timed([NODE, join(HERE, 'floor-list.ts'), ENDPOINT, BUCKET, root], { BENCH_ACCESS_KEY_ID: ACCESS_KEY_ID, BENCH_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY, NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') }, dir);
+        const r = await timed([NODE, join(HERE, 'floor-list.ts'), endpoint, BUCKET, root], { BENCH_ACCESS_KEY_ID: ACCESS_KEY_ID, BENCH_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY, NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') }, dir);
         const keys = r.status === 0 ? (JSON.parse(r.stdout) as { keys: number }).keys : -1;
         if (keys !== truth.objects) fail(`the floor listing saw ${keys} keys, the corpus has ${truth.objects}: ${r.stderr.trim().slice(-300)}`);
         return r;
@@ -291,6 +308,7 @@ async function main(): Promise<void> {
     for (const n of names) log(`| ${n} | ${median(col(n, (m) => m.cpu)).toFixed(2)} | ${median(col(n, (m) => m.wall)).toFixed(2)} | ${median(col(n, (m) => m.rssMiB)).toFixed(1)} | ${col(n, (m) => m.cpu).map((c) => c.toFixed(2)).join(' ')} |`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await server?.close();
   }
 }
 
