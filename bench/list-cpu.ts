@@ -18,6 +18,9 @@
  * - `scan_cold`: the same with Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`): the
  *   first run after an install or an upgrade, which `scan` (the executable keeps the cache in the
  *   user's cache directory) pays once;
+ * - `refresh`: a long-running viewer (standalone; the sidecar refreshes with the same code) whose
+ *   CPU per refresh is read from /proc between two published generations, after two warm-up
+ *   refreshes: what a sidecar or a standalone spends each interval, start-up excluded;
  * - `scan_new`: the same with `--viewer=<path>` (a copy of viewer whose S3 driver uses the new
  *   command), when given.
  * The parts of a scan, for the sum that bounds what any change of viewer's code can reach (not with `--root`):
@@ -120,6 +123,55 @@ function timed(args: readonly string[], env: Record<string, string>, dir: string
   });
 }
 
+/** Refreshes a long-running viewer completes before the ones measured: the first scans warm the JIT. */
+const REFRESH_WARM_UP = 2;
+const REFRESHES_MEASURED = 3;
+
+/** utime + stime of a process, in seconds (/proc/<pid>/stat; clock ticks of 1/100 s on Linux). */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * A long-running viewer (standalone, as it starts without a command; the sidecar's refresher is
+ * the same code, cli/scope-wiring.ts) refreshing every 10 s: the CPU between two published
+ * generations, read from /proc at each `published` log line, for the refreshes after the warm-up.
+ * `cpu` is their median and `rssMiB` the process's peak; the wall time is not measured.
+ */
+function refreshes(viewer: string, env: Record<string, string>): Promise<Measured & { readonly perRefresh: readonly number[] }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(NODE, [viewer], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', LISTEN_ADDR: '127.0.0.1:0', REFRESH_INTERVAL_SECONDS: '10', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const pid = p.pid ?? fail('the long-running viewer did not start');
+    const at = new Map<number, number>();
+    let pending = '';
+    let stderr = '';
+    let peak = 0;
+    const done = () => {
+      peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+      p.kill('SIGTERM');
+    };
+    p.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
+        const line = pending.slice(0, i);
+        pending = pending.slice(i + 1);
+        const generation = Number(/"generation":(\d+),.*"msg":"published"/.exec(line)?.[1] ?? NaN);
+        if (!Number.isInteger(generation) || at.has(generation)) continue;
+        at.set(generation, processCpu(pid));
+        if (generation === 1 + REFRESH_WARM_UP + REFRESHES_MEASURED) done();
+      }
+    });
+    p.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    p.on('error', reject);
+    p.on('close', () => {
+      const perRefresh = Array.from({ length: REFRESHES_MEASURED }, (_, i) => (at.get(2 + REFRESH_WARM_UP + i) ?? NaN) - (at.get(1 + REFRESH_WARM_UP + i) ?? NaN));
+      if (!perRefresh.every(Number.isFinite)) fail(`the long-running viewer published generations ${[...at.keys()].join(', ')} only: ${stderr.trim().slice(-300)}`);
+      resolve({ wall: NaN, cpu: median(perRefresh), rssMiB: peak, stdout: '', stderr, status: 0, perRefresh });
+    });
+  });
+}
+
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -201,6 +253,14 @@ async function main(): Promise<void> {
       if (check !== 'ok') fail(`${viewer} scan disagrees with the corpus: ${check}`);
       return r;
     };
+    const refresh = (viewer: string) => () =>
+      refreshes(viewer, {
+        DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
+        ARCHIVE_SERVER_NAMES: spec.root.split('/')[1] as string,
+        STORE_ENDPOINT_URL: endpoint,
+        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+      });
     const compileCache = { NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') };
     const parts: Record<string, () => Promise<Measured>> = {
       node: () => timed([NODE, '-e', ''], {}, dir),
@@ -239,7 +299,7 @@ async function main(): Promise<void> {
         return r;
       },
       bare,
-      ...(only === undefined ? { scan: scan(base), scan_cold: scan(base, true), ...parts } : {}),
+      ...(only === undefined ? { scan: scan(base), scan_cold: scan(base, true), refresh: refresh(base), ...parts } : {}),
       ...(patched === undefined || only !== undefined ? {} : { scan_new: scan(patched) }),
     };
     const names = Object.keys(cases);
@@ -272,6 +332,9 @@ async function main(): Promise<void> {
       row('scan_peak_rss_mib', col('scan', (m) => m.rssMiB), 1, 'default flags; target <= 150');
       row('scan_cold_cpu_vs_bare', paired('scan_cold', 'bare'), 3, 'the same without the compile cache: the first run after an install');
       row('scan_cold_peak_rss_mib', col('scan_cold', (m) => m.rssMiB), 1, 'the same, first run');
+      row('refresh_cpu_vs_bare', paired('refresh', 'bare'), 3, `a long-running viewer's refresh after ${REFRESH_WARM_UP + 1} complete scans (median of ${REFRESHES_MEASURED}) / bare SDK flat listing, CPU`);
+      row('refresh_us_per_key', col('refresh', (m) => (m.cpu / truth.objects) * 1e6), 2, 'CPU per key of such a refresh');
+      row('refresh_peak_rss_mib', col('refresh', (m) => m.rssMiB), 1, 'the long-running process after its refreshes');
     }
     if (patched !== undefined && only === undefined) {
       row('scan_new_cpu_vs_bare', paired('scan_new', 'bare'), 3, 'viewer scan with the new parser / bare SDK flat listing, CPU; target <= 0.35');
@@ -305,7 +368,7 @@ async function main(): Promise<void> {
     }
     log('\n| case | CPU s (median) | wall s (median) | peak RSS MiB (median) | CPU s by round |');
     log('|---|---|---|---|---|');
-    for (const n of names) log(`| ${n} | ${median(col(n, (m) => m.cpu)).toFixed(2)} | ${median(col(n, (m) => m.wall)).toFixed(2)} | ${median(col(n, (m) => m.rssMiB)).toFixed(1)} | ${col(n, (m) => m.cpu).map((c) => c.toFixed(2)).join(' ')} |`);
+    for (const n of names) log(`| ${n} | ${median(col(n, (m) => m.cpu)).toFixed(2)} | ${n === 'refresh' ? '–' : median(col(n, (m) => m.wall)).toFixed(2)} | ${median(col(n, (m) => m.rssMiB)).toFixed(1)} | ${col(n, (m) => m.cpu).map((c) => c.toFixed(2)).join(' ')} |`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await server?.close();
