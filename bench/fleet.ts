@@ -22,9 +22,10 @@
  * and 900 archives of a few MiB would put 3.7 GB in the store for nothing. 91,786 objects, loaded
  * once and reused while the marker's generator version, seed and size match.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { Corpus, GENERATOR_VERSION, GroupedCorpus, type CorpusObject, type Group } from './corpus.ts';
+import { cpuSeconds, statusBytes } from './proc.ts';
 import { BUCKET, ENDPOINT } from './s3.ts';
 
 /** Bump when the fleet's keys or bodies change; the marker also carries corpus.ts's GENERATOR_VERSION. */
@@ -137,22 +138,6 @@ export interface FleetRun {
 }
 
 const POLL_MS = 250;
-/** Clock ticks per second of /proc/<pid>/stat's times. */
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** utime + stime of a process, in seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command's closing parenthesis: state is field 3, utime 14 and stime 15.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) / TICKS;
-}
-
-function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? Number.NaN) * 1024;
-}
-
 interface Sample {
   readonly name: string;
   readonly repository: string;

@@ -54,6 +54,7 @@ import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Corpus, STORE_CORPORA } from './corpus.ts';
 import { ACCESS_KEY_ID, BENCH_DIR, BUCKET, ENDPOINT, SECRET_ACCESS_KEY, client, ensureStore, loadCorpus } from './s3.ts';
+import { cpuSeconds, statusBytes } from './proc.ts';
 import { startSyntheticS3, type SyntheticS3 } from './synthetic-s3.ts';
 import { compareTruth } from './truth.ts';
 import { ViewerListObjectsV2Command } from '../src/store/s3/list-command.ts';
@@ -127,12 +128,6 @@ function timed(args: readonly string[], env: Record<string, string>, dir: string
 const REFRESH_WARM_UP = 2;
 const REFRESHES_MEASURED = 3;
 
-/** utime + stime of a process, in seconds (/proc/<pid>/stat; clock ticks of 1/100 s on Linux). */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /**
  * A long-running viewer (standalone, as it starts without a command; the sidecar's refresher is
  * the same code, cli/scope-wiring.ts) refreshing every 10 s: the CPU between two published
@@ -148,7 +143,7 @@ function refreshes(viewer: string, env: Record<string, string>): Promise<Measure
     let stderr = '';
     let peak = 0;
     const done = () => {
-      peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+      peak = statusBytes(pid, 'VmHWM') / 2 ** 20;
       p.kill('SIGTERM');
     };
     p.stdout.on('data', (chunk: Buffer) => {
@@ -158,7 +153,7 @@ function refreshes(viewer: string, env: Record<string, string>): Promise<Measure
         pending = pending.slice(i + 1);
         const generation = Number(/"generation":(\d+),.*"msg":"published"/.exec(line)?.[1] ?? NaN);
         if (!Number.isInteger(generation) || at.has(generation)) continue;
-        at.set(generation, processCpu(pid));
+        at.set(generation, cpuSeconds(pid));
         if (generation === 1 + REFRESH_WARM_UP + REFRESHES_MEASURED) done();
       }
     });
@@ -235,15 +230,16 @@ async function main(): Promise<void> {
       if (keys !== truth.objects) fail(`bare flat listing saw ${keys} keys, the corpus has ${truth.objects}`);
       return r;
     };
+    /** viewer's configuration for the corpus's scope, or for `server` under `destination` (the store's credentials from files). */
+    const viewerEnv = (destination = `s3://${BUCKET}/${spec.root.split('/')[0]}`, server = spec.root.split('/')[1] as string) => ({
+      DESTINATION_PATH: destination,
+      ARCHIVE_SERVER_NAMES: server,
+      STORE_ENDPOINT_URL: endpoint,
+      STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
+      STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
+    });
     const scan = (viewer: string, cold = false) => async () => {
-      const r = await timed([NODE, viewer, 'scan'], {
-        ...(cold ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}),
-        DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
-        ARCHIVE_SERVER_NAMES: spec.root.split('/')[1] as string,
-        STORE_ENDPOINT_URL: endpoint,
-        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
-      }, dir);
+      const r = await timed([NODE, viewer, 'scan'], { ...(cold ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}), ...viewerEnv() }, dir);
       if (r.status !== 0) fail(`${viewer} scan exited ${String(r.status)}: ${r.stderr.trim().slice(-300)}`);
       const doc = JSON.parse(r.stdout) as {
         snapshot: { inventory: { object_count: number | null; stored_bytes: number | null }; details: { archive_cloud?: { wal_counts: WalCounts | null } } };
@@ -253,14 +249,7 @@ async function main(): Promise<void> {
       if (check !== 'ok') fail(`${viewer} scan disagrees with the corpus: ${check}`);
       return r;
     };
-    const refresh = (viewer: string) => () =>
-      refreshes(viewer, {
-        DESTINATION_PATH: `s3://${BUCKET}/${spec.root.split('/')[0]}`,
-        ARCHIVE_SERVER_NAMES: spec.root.split('/')[1] as string,
-        STORE_ENDPOINT_URL: endpoint,
-        STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-        STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
-      });
+    const refresh = (viewer: string) => () => refreshes(viewer, viewerEnv());
     const compileCache = { NODE_COMPILE_CACHE: join(BENCH_DIR, 'compile-cache') };
     const parts: Record<string, () => Promise<Measured>> = {
       node: () => timed([NODE, '-e', ''], {}, dir),
@@ -270,13 +259,7 @@ async function main(): Promise<void> {
         return r;
       },
       empty_scan: async () => {
-        const r = await timed([NODE, base, 'scan'], {
-          DESTINATION_PATH: `s3://${BUCKET}/list-cpu-nothing-here`,
-          ARCHIVE_SERVER_NAMES: 'main',
-          STORE_ENDPOINT_URL: endpoint,
-          STORE_ACCESS_KEY_ID_FILE: join(dir, 'id'),
-          STORE_SECRET_ACCESS_KEY_FILE: join(dir, 'secret'),
-        }, dir);
+        const r = await timed([NODE, base, 'scan'], viewerEnv(`s3://${BUCKET}/list-cpu-nothing-here`, 'main'), dir);
         const objects = r.status === 0 ? (JSON.parse(r.stdout) as { snapshot: { inventory: { object_count: number | null } } }).snapshot.inventory.object_count : -1;
         if (objects !== 0) fail(`the empty scan exited ${String(r.status)} with ${String(objects)} objects: ${r.stderr.trim().slice(-300)}`);
         return r;
